@@ -1,0 +1,4 @@
+import { defineConfig } from "vitest/config"
+import projects from "./vitest.workspace.ts"
+
+export default defineConfig({ test: { projects } })

@@ -1,0 +1,11 @@
+// The project list. vitest 5 no longer reads this file by itself: vitest.config.ts imports it.
+import { defineProject } from "vitest/config"
+
+const project = (name: string, root: string, testTimeout = 10_000) =>
+  defineProject({ test: { name, root, include: ["test/**/*.test.ts"], testTimeout, hookTimeout: 60_000 } })
+
+export default [
+  project("domain", "packages/domain"),
+  project("postgres", "packages/postgres", 60_000),
+  project("server", "apps/server", 60_000)
+]
