@@ -2,10 +2,13 @@
 import { defineProject } from "vitest/config"
 
 const project = (name: string, root: string, testTimeout = 10_000) =>
-  defineProject({ test: { name, root, include: ["test/**/*.test.ts"], testTimeout, hookTimeout: 60_000 } })
+  defineProject({ test: { name, root, include: ["test/**/*.test.ts"], testTimeout, hookTimeout: 120_000 } })
 
 export default [
   project("domain", "packages/domain"),
   project("postgres", "packages/postgres", 60_000),
+  project("git", "packages/git", 60_000),
+  project("markdown", "packages/markdown", 30_000),
+  project("openpgp", "packages/openpgp", 30_000),
   project("server", "apps/server", 60_000)
 ]
