@@ -1,0 +1,14 @@
+/** The whole `/api/v1` surface: the one definition that serves requests and describes itself. */
+import { HttpApi, OpenApi } from "effect/http-api"
+import { Authentication } from "../http/Authentication.ts"
+import { BindingErrors } from "../http/BindingErrors.ts"
+import { AdminUsersApi } from "./AdminUsersApi.ts"
+import { MiscApi } from "./MiscApi.ts"
+import { UsersApi } from "./UsersApi.ts"
+
+export class Api extends HttpApi.make("kiln")
+  .add(MiscApi, AdminUsersApi, UsersApi)
+  .middleware(BindingErrors)
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ title: "Kiln API", version: "1.1.1" }))
+{}

@@ -1,0 +1,140 @@
+/**
+ * Every setting Kiln reads from its environment, validated once at start-up.
+ * Each bad value produces its own line, so an operator fixes them all in one go.
+ */
+import { Config, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
+
+export interface KilnSettings {
+  readonly httpHost: string
+  readonly httpPort: number
+  /** Absolute, always ending with `/` (Forgejo's AppURL). */
+  readonly rootUrl: string
+  readonly dataDir: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly admin: Option.Option<{
+    readonly username: string
+    readonly password: Redacted.Redacted<string>
+    readonly email: string
+  }>
+  /** Largest request body the API reads, in bytes (413 beyond). */
+  readonly maxBodySize: number
+  readonly markdownMaxSize: number
+  readonly signingKey: "generate" | "none" | { readonly path: string }
+  readonly signingName: string
+  readonly signingEmail: string
+  readonly signingKeyPassphrase: Option.Option<Redacted.Redacted<string>>
+  readonly quotaDefaultGroups: ReadonlyArray<string>
+  readonly attachmentMaxSize: number
+}
+
+export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
+
+/** The configuration failed validation; `problems` has one line per bad value. */
+export class InvalidConfiguration extends Error {
+  readonly problems: ReadonlyArray<string>
+  constructor(problems: ReadonlyArray<string>) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`)
+    this.problems = problems
+  }
+}
+
+const MiB = 1024 * 1024
+
+const byteCount = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
+/** Reads one setting; on failure records the problem and yields undefined. */
+const readEach = Effect.fnUntraced(function*<A>(
+  problems: Array<string>,
+  name: string,
+  config: Config.Config<A>
+) {
+  const result = yield* Effect.result(config)
+  if (Result.isSuccess(result)) return result.success
+  problems.push(`${name}: ${describeConfigError(result.failure)}`)
+  return undefined
+})
+
+const describeConfigError = (error: unknown): string => {
+  const text = error instanceof Error ? error.message : String(error)
+  return text.split("\n").map((line) => line.trim()).filter((line) => line.length > 0).join(" ")
+}
+
+const normaliseRootUrl = (raw: string): Result.Result<string, string> => {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return Result.fail(`not an absolute URL: ${raw}`)
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return Result.fail(`must be an http(s) URL: ${raw}`)
+  const text = url.toString()
+  return Result.succeed(text.endsWith("/") ? text : `${text}/`)
+}
+
+export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = Effect.gen(function*() {
+  const problems: Array<string> = []
+  const httpHost = yield* readEach(problems, "KILN_HTTP_HOST", Config.String("KILN_HTTP_HOST").pipe(Config.withDefault("0.0.0.0")))
+  const httpPort = yield* readEach(problems, "KILN_HTTP_PORT", Config.Port("KILN_HTTP_PORT").pipe(Config.withDefault(3000)))
+  const rootRaw = yield* readEach(problems, "KILN_ROOT_URL", Config.option(Config.String("KILN_ROOT_URL")))
+  const dataDir = yield* readEach(problems, "KILN_DATA_DIR", Config.String("KILN_DATA_DIR").pipe(Config.withDefault("./data")))
+  const databaseUrl = yield* readEach(problems, "DATABASE_URL", Config.option(Config.Redacted("DATABASE_URL")))
+  const adminUsername = yield* readEach(problems, "KILN_ADMIN_USERNAME", Config.option(Config.String("KILN_ADMIN_USERNAME")))
+  const adminPassword = yield* readEach(problems, "KILN_ADMIN_PASSWORD", Config.option(Config.Redacted("KILN_ADMIN_PASSWORD")))
+  const adminEmail = yield* readEach(problems, "KILN_ADMIN_EMAIL", Config.option(Config.String("KILN_ADMIN_EMAIL")))
+  const maxBodySize = yield* readEach(problems, "KILN_HTTP_MAX_BODY_SIZE", byteCount("KILN_HTTP_MAX_BODY_SIZE", 32 * MiB))
+  const markdownMaxSize = yield* readEach(problems, "KILN_MARKDOWN_MAX_SIZE", byteCount("KILN_MARKDOWN_MAX_SIZE", MiB))
+  const attachmentMaxSize = yield* readEach(problems, "KILN_ATTACHMENT_MAX_SIZE", byteCount("KILN_ATTACHMENT_MAX_SIZE", 100 * MiB))
+  const signingRaw = yield* readEach(problems, "KILN_SIGNING_KEY", Config.String("KILN_SIGNING_KEY").pipe(Config.withDefault("generate")))
+  const signingName = yield* readEach(problems, "KILN_SIGNING_NAME", Config.String("KILN_SIGNING_NAME").pipe(Config.withDefault("Kiln")))
+  const signingEmail = yield* readEach(problems, "KILN_SIGNING_EMAIL", Config.option(Config.String("KILN_SIGNING_EMAIL")))
+  const signingKeyPassphrase = yield* readEach(problems, "KILN_SIGNING_KEY_PASSPHRASE", Config.option(Config.Redacted("KILN_SIGNING_KEY_PASSPHRASE")))
+  const quotaDefaultGroups = yield* readEach(problems, "KILN_QUOTA_DEFAULT_GROUPS", Config.String("KILN_QUOTA_DEFAULT_GROUPS").pipe(Config.withDefault("")))
+
+  let rootUrl = ""
+  if (httpPort !== undefined && rootRaw !== undefined) {
+    const resolved = normaliseRootUrl(Option.getOrElse(rootRaw, () => `http://localhost:${httpPort}/`))
+    if (Result.isSuccess(resolved)) rootUrl = resolved.success
+    else problems.push(`KILN_ROOT_URL: ${resolved.failure}`)
+  }
+
+  const adminGiven = [adminUsername, adminPassword, adminEmail]
+    .filter((part: Option.Option<unknown> | undefined) => part !== undefined && Option.isSome(part)).length
+  if (adminGiven !== 0 && adminGiven !== 3) {
+    problems.push("KILN_ADMIN_USERNAME, KILN_ADMIN_PASSWORD and KILN_ADMIN_EMAIL must be given together")
+  }
+
+  if (
+    problems.length > 0 || httpHost === undefined || httpPort === undefined || dataDir === undefined ||
+    databaseUrl === undefined || adminUsername === undefined || adminPassword === undefined ||
+    adminEmail === undefined || maxBodySize === undefined || markdownMaxSize === undefined ||
+    attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
+    signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined
+  ) {
+    return yield* Effect.fail(new InvalidConfiguration(problems))
+  }
+
+  const admin = Option.isSome(adminUsername) && Option.isSome(adminPassword) && Option.isSome(adminEmail)
+    ? Option.some({ username: adminUsername.value, password: adminPassword.value, email: adminEmail.value })
+    : Option.none()
+
+  return {
+    httpHost,
+    httpPort,
+    rootUrl,
+    dataDir,
+    databaseUrl,
+    admin,
+    maxBodySize,
+    markdownMaxSize,
+    attachmentMaxSize,
+    signingKey: signingRaw === "generate" || signingRaw === "none" ? signingRaw : { path: signingRaw },
+    signingName,
+    signingEmail: Option.getOrElse(signingEmail, () => `noreply@${new URL(rootUrl).hostname}`),
+    signingKeyPassphrase,
+    quotaDefaultGroups: quotaDefaultGroups.split(",").map((name) => name.trim()).filter((name) => name !== "")
+  }
+})
+
+/** Settings from the process environment. */
+export const layer: Layer.Layer<KilnConfig, InvalidConfiguration> = Layer.effect(KilnConfig, loadSettings)

@@ -1,0 +1,62 @@
+/**
+ * Forgejo's paging: `page`/`limit` query values read leniently, and the `X-Total-Count`
+ * and `Link` headers (api-facts §0.7).
+ */
+import { Effect } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { pageRequest, type PageRequest } from "@kiln/domain/Paging"
+
+/** Go's `ctx.FormInt`: anything that is not an integer reads as 0. */
+export const formInt = (value: string | undefined): number => {
+  if (value === undefined || !/^[+-]?\d+$/.test(value.trim())) return 0
+  return Number.parseInt(value.trim(), 10)
+}
+
+export const pageFromQuery = (query: { readonly page?: string | undefined; readonly limit?: string | undefined }, maxLimit?: number): PageRequest =>
+  pageRequest(formInt(query.page), formInt(query.limit), maxLimit)
+
+/** `next`, `last`, `first`, `prev`, comma-joined, each with the query re-encoded (sorted by key) and `page=N`. */
+export const linkHeader = (rootUrl: string, requestUrl: string, page: PageRequest, total: number): string => {
+  const url = new URL(requestUrl, "http://internal")
+  const lastPage = Math.max(1, Math.ceil(total / page.limit))
+  const link = (target: number, rel: string) => {
+    const params = new URLSearchParams(url.searchParams)
+    params.set("page", String(target))
+    params.sort()
+    return `<${rootUrl}${url.pathname.replace(/^\//, "")}?${params.toString()}>; rel="${rel}"`
+  }
+  const links: Array<string> = []
+  if (page.page * page.limit < total) links.push(link(page.page + 1, "next"))
+  if (page.page < lastPage) links.push(link(lastPage, "last"))
+  if (page.page > 1) links.push(link(1, "first"), link(page.page - 1, "prev"))
+  return links.join(",")
+}
+
+const exposeHeaders = (names: ReadonlyArray<string>) => (response: HttpServerResponse.HttpServerResponse) => {
+  const existing = response.headers["access-control-expose-headers"]
+  return HttpServerResponse.setHeader(
+    response,
+    "access-control-expose-headers",
+    [existing, ...names].filter((name) => name !== undefined && name !== "").join(", ")
+  )
+}
+
+/** Adds `X-Total-Count` (and `Link` when asked) to the response of the current request. */
+export const setPagingHeaders = (options: {
+  readonly total: number
+  readonly page?: PageRequest | undefined
+  readonly rootUrl?: string | undefined
+}): Effect.Effect<void, never, HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    HttpEffect.appendPreResponseHandler((_request, response) => {
+      let result = HttpServerResponse.setHeader(response, "x-total-count", String(options.total))
+      const names = ["X-Total-Count"]
+      if (options.page !== undefined && options.rootUrl !== undefined) {
+        const link = linkHeader(options.rootUrl, request.url, options.page, options.total)
+        if (link !== "") {
+          result = HttpServerResponse.setHeader(result, "link", link)
+          names.push("Link")
+        }
+      }
+      return Effect.succeed(exposeHeaders(names)(result))
+    }))

@@ -1,0 +1,89 @@
+/**
+ * Forgejo binds option bodies from JSON, urlencoded forms and multipart forms alike
+ * (api-facts §0.6). One field list describes an option; this builds the payload schemas of
+ * all three encodings from it, so an endpoint declares the option once.
+ */
+import { Schema, SchemaGetter } from "effect"
+import { HttpApiSchema } from "effect/http-api"
+
+export type FieldKind = "string" | "boolean" | "int" | "strings"
+
+export interface FieldSpec {
+  readonly kind: FieldKind
+  readonly required?: boolean
+  readonly description?: string
+}
+
+type JsonOf<K extends FieldKind> = K extends "string" ? string
+  : K extends "boolean" ? boolean
+  : K extends "int" ? number
+  : ReadonlyArray<string>
+
+export type OptionType<Spec extends Record<string, FieldSpec>> =
+  & { readonly [K in keyof Spec as Spec[K]["required"] extends true ? K : never]: JsonOf<Spec[K]["kind"]> }
+  & { readonly [K in keyof Spec as Spec[K]["required"] extends true ? never : K]?: JsonOf<Spec[K]["kind"]> }
+
+const Int64 = Schema.Number.check(Schema.isInt()).annotate({ format: "int64" })
+
+const jsonField = (kind: FieldKind): Schema.Top => {
+  switch (kind) {
+    case "string":
+      return Schema.String
+    case "boolean":
+      return Schema.Boolean
+    case "int":
+      return Int64
+    case "strings":
+      return Schema.Array(Schema.String)
+  }
+}
+
+/** Go's strconv.ParseBool, as form binding reads booleans. */
+const FormBoolean = Schema.String.pipe(
+  Schema.decodeTo(Schema.Boolean, {
+    decode: SchemaGetter.transform((text: string) => ["1", "t", "T", "true", "TRUE", "True"].includes(text)),
+    encode: SchemaGetter.transform((value: boolean) => String(value))
+  })
+)
+
+const FormInt = Schema.String.pipe(
+  Schema.decodeTo(Int64, {
+    decode: SchemaGetter.transform((text: string) => /^[+-]?\d+$/.test(text.trim()) ? Number.parseInt(text, 10) : 0),
+    encode: SchemaGetter.transform((value: number) => String(value))
+  })
+)
+
+const formField = (kind: FieldKind): Schema.Top => {
+  switch (kind) {
+    case "string":
+      return Schema.String
+    case "boolean":
+      return FormBoolean
+    case "int":
+      return FormInt
+    case "strings":
+      return Schema.Array(Schema.String)
+  }
+}
+
+const structOf = (spec: Record<string, FieldSpec>, field: (kind: FieldKind) => Schema.Top) =>
+  Schema.Struct(Object.fromEntries(
+    Object.entries(spec).map(([name, { kind, required, description }]) => {
+      const base = description === undefined ? field(kind) : field(kind).annotate({ description })
+      return [name, required === true ? base : Schema.optionalKey(base)]
+    })
+  ))
+
+/**
+ * The payload schemas of an option: JSON first (what the API description shows), then the
+ * urlencoded and multipart forms. All decode to the same type.
+ */
+export const optionPayload = <const Spec extends Record<string, FieldSpec>>(identifier: string, spec: Spec) => {
+  const json = structOf(spec, jsonField).annotate({ identifier }) as unknown as Schema.Codec<OptionType<Spec>, unknown>
+  const form = structOf(spec, formField) as unknown as Schema.Codec<OptionType<Spec>, unknown>
+  return [
+    json,
+    form.pipe(HttpApiSchema.asFormUrlEncoded()),
+    form.pipe(HttpApiSchema.asMultipart())
+  ] as const
+}
