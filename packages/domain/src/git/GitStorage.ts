@@ -1,0 +1,102 @@
+/**
+ * The port through which the application keeps repositories on disk. Locations are the names the
+ * database holds; the adapter maps them to storage (lower-cased, one directory per owner).
+ */
+import { Context, type Effect, type Option } from "effect"
+import type { AlreadyExists, Conflict, Invalid, NotFound } from "../errors.ts"
+import type { CommitInfo, GitActor } from "./CommitInfo.ts"
+import type { GitStorageFailure } from "./GitStorageFailure.ts"
+
+export interface RepositoryLocation {
+  readonly owner: string
+  readonly name: string
+}
+
+export interface InitialFile {
+  /** Path inside the repository, `/`-separated, e.g. `README.md` or `docs/index.md`. */
+  readonly path: string
+  readonly content: Uint8Array | string
+}
+
+export interface InitialCommit {
+  readonly files: ReadonlyArray<InitialFile>
+  readonly message: string
+  readonly author: GitActor
+  readonly committer: GitActor
+  /** Produces the ASCII-armored signature of `payload`; the commit then carries a `gpgsig` header. */
+  readonly sign?: (payload: string) => Effect.Effect<string>
+}
+
+export interface CreateRepository {
+  /** The branch HEAD names; the initial commit, if any, lands on it. */
+  readonly defaultBranch: string
+  readonly initialCommit?: InitialCommit
+}
+
+export interface BranchHead {
+  readonly name: string
+  readonly commit: CommitInfo
+}
+
+export class GitStorage extends Context.Service<GitStorage, {
+  /**
+   * Creates the bare repository, with the initial commit when one is given (returned). Either the
+   * whole repository appears or nothing does.
+   */
+  create(
+    location: RepositoryLocation,
+    options: CreateRepository
+  ): Effect.Effect<Option.Option<CommitInfo>, AlreadyExists | Invalid | GitStorageFailure>
+  /**
+   * Deletes the repository. Idempotent: removing what is not there succeeds, so a caller may retry.
+   * On failure the repository is still whole and still where it was.
+   */
+  remove(location: RepositoryLocation): Effect.Effect<void, Invalid | GitStorageFailure>
+  /** Repository rename or transfer to another owner. Moving onto the same storage is a no-op. */
+  move(
+    from: RepositoryLocation,
+    to: RepositoryLocation
+  ): Effect.Effect<void, NotFound | AlreadyExists | Invalid | GitStorageFailure>
+  /** Owner rename: moves every repository of `from` at once. An owner without repositories is a no-op. */
+  renameOwner(from: string, to: string): Effect.Effect<void, AlreadyExists | Invalid | GitStorageFailure>
+  /** Bytes on disk (every file of the repository directory; LFS lives elsewhere). */
+  sizeInBytes(location: RepositoryLocation): Effect.Effect<number, NotFound | Invalid>
+  /** Every branch with its head commit, in name order. */
+  listBranches(location: RepositoryLocation): Effect.Effect<ReadonlyArray<BranchHead>, NotFound | Invalid>
+  /**
+   * The commit `ref` names: `HEAD`, a full ref (`refs/...`), a branch, a tag (peeled), a full or
+   * short (at least 4 hex digits, unambiguous) commit id, tried in that order.
+   */
+  resolveCommit(location: RepositoryLocation, ref: string): Effect.Effect<CommitInfo, NotFound | Invalid>
+  commitInfo(location: RepositoryLocation, id: string): Effect.Effect<CommitInfo, NotFound | Invalid>
+  /** The file at `path` in commit `commitId`; none when there is no file (or a directory) there. */
+  readFile(
+    location: RepositoryLocation,
+    commitId: string,
+    path: string
+  ): Effect.Effect<Option.Option<Uint8Array>, NotFound | Invalid>
+  /**
+   * Creates `refs/heads/<name>` at `commitId`, failing if the branch appeared meanwhile (git's
+   * compare-and-swap). AlreadyExists when the branch exists; Conflict when a tag has that name or
+   * the name collides with a branch path (`a` vs `a/b`).
+   */
+  createBranch(
+    location: RepositoryLocation,
+    name: string,
+    commitId: string
+  ): Effect.Effect<void, NotFound | AlreadyExists | Conflict | Invalid | GitStorageFailure>
+  /**
+   * Deletes `refs/heads/<name>`, only if it still points at `expectedId` when one is given
+   * (Conflict otherwise). NotFound when there is no such branch.
+   */
+  deleteBranch(
+    location: RepositoryLocation,
+    name: string,
+    expectedId?: string
+  ): Effect.Effect<void, NotFound | Conflict | Invalid | GitStorageFailure>
+  /** Points HEAD at `refs/heads/<name>` (the branch need not exist yet, as in an empty repository). */
+  setDefaultBranch(
+    location: RepositoryLocation,
+    name: string
+  ): Effect.Effect<void, NotFound | Invalid | GitStorageFailure>
+}>()("@kiln/domain/git/GitStorage") {}

@@ -1,0 +1,415 @@
+/**
+ * The GitStorage adapter: bare repositories under a root directory, read with isomorphic-git
+ * through a warm per-repository pack cache, refs changed with `git update-ref` so that concurrent
+ * pushes and API calls meet git's own compare-and-swap.
+ */
+import * as fs from "node:fs"
+import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises"
+import { dirname, join } from "node:path"
+import { commit, Errors, expandOid, listBranches, readBlob, resolveRef, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
+import { Effect, Layer, Option, Schedule } from "effect"
+import { AlreadyExists, Conflict, Invalid, NotFound } from "@kiln/domain/errors"
+import type { CommitInfo } from "@kiln/domain/git/CommitInfo"
+import { type CreateRepository, GitStorage, type InitialCommit, type InitialFile, type RepositoryLocation } from "@kiln/domain/git/GitStorage"
+import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
+import { isValidRefName } from "@kiln/domain/git/RefName"
+import { ZeroId } from "@kiln/domain/git/RefUpdate"
+import { isMissing, peelToCommit, readCommitInfo, toIsomorphicActor } from "./CommitReading.ts"
+import { type GitCommandOptions, readRefs, runGit } from "./GitCommand.ts"
+import { PackCaches } from "./PackCaches.ts"
+import { isLeftover, isStorageName, ownerPath, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
+
+export interface GitStorageOptions {
+  /** How many repositories keep a warm pack cache (each may hold its packs in memory). Default 32. */
+  readonly maxWarmRepositories?: number
+  /** The git executable for ref updates. Default `git` from PATH. */
+  readonly gitBinary?: string
+}
+
+const errorCode = (error: unknown): string | undefined =>
+  error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** An I/O step whose failure means "not done": reported as GitStorageFailure. */
+const io = <A>(operation: string, run: () => Promise<A>) =>
+  Effect.tryPromise({ try: run, catch: (error) => new GitStorageFailure({ operation, message: describe(error) }) })
+
+/** A read whose only expected failure is absence; anything else is a defect. */
+const lookup = <A>(run: () => Promise<A>, absent: () => NotFound): Effect.Effect<A, NotFound> =>
+  Effect.tryPromise({ try: run, catch: (error) => error }).pipe(
+    Effect.catch((error) => (isMissing(error) ? Effect.fail(absent()) : Effect.die(error)))
+  )
+
+const pathExists = (path: string) =>
+  Effect.promise(() => lstat(path).then(() => true, (error: unknown) => {
+    if (errorCode(error) === "ENOENT") return false
+    throw error
+  }))
+
+const label = (location: RepositoryLocation) => `${location.owner}/${location.name}`
+const repositoryMissing = (location: RepositoryLocation) =>
+  new NotFound({ message: `repository does not exist [owner: ${location.owner}, name: ${location.name}]` })
+const filesExist = (location: RepositoryLocation) =>
+  new AlreadyExists({ message: `repository files already exist [uname: ${location.owner}, name: ${location.name}]` })
+
+const bareConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n"
+
+const initBare = async (gitdir: string, defaultBranch: string) => {
+  for (const directory of ["objects/info", "objects/pack", "refs/heads", "refs/tags", "info"]) {
+    await mkdir(join(gitdir, directory), { recursive: true })
+  }
+  await writeFile(join(gitdir, "config"), bareConfig)
+  await writeFile(join(gitdir, "HEAD"), `ref: refs/heads/${defaultBranch}\n`)
+}
+
+type FileTree = Map<string, Uint8Array | FileTree>
+
+/** Arranges `files` into directories, rejecting paths git could not store or that collide. */
+const fileTree = (files: ReadonlyArray<InitialFile>): FileTree | Invalid => {
+  const root: FileTree = new Map()
+  for (const file of files) {
+    const segments = file.path.split("/")
+    const fileName = segments.pop()
+    const bad = (segment: string) => segment === "" || segment === "." || segment === ".." || segment.toLowerCase() === ".git"
+    if (fileName === undefined || bad(fileName) || segments.some(bad)) {
+      return new Invalid({ message: `invalid file path: ${file.path}` })
+    }
+    let directory = root
+    for (const segment of segments) {
+      const next = directory.get(segment) ?? new Map()
+      if (next instanceof Uint8Array) return new Invalid({ message: `file path collides with a file: ${file.path}` })
+      directory.set(segment, next)
+      directory = next
+    }
+    if (directory.has(fileName)) return new Invalid({ message: `duplicate file path: ${file.path}` })
+    directory.set(fileName, typeof file.content === "string" ? new TextEncoder().encode(file.content) : file.content)
+  }
+  return root
+}
+
+const writeFileTree = async (gitdir: string, tree: FileTree): Promise<string> => {
+  const entries: Array<TreeEntry> = []
+  for (const [path, node] of tree) {
+    entries.push(
+      node instanceof Uint8Array
+        ? { mode: "100644", path, type: "blob", oid: await writeBlob({ fs, gitdir, blob: node }) }
+        : { mode: "040000", path, type: "tree", oid: await writeFileTree(gitdir, node) }
+    )
+  }
+  return writeTree({ fs, gitdir, tree: entries })
+}
+
+/** Writes the first commit of a fresh repository straight onto `branch`, signed when asked. */
+const writeInitialCommit = (gitdir: string, branch: string, initial: InitialCommit) =>
+  Effect.gen(function*() {
+    const tree = fileTree(initial.files)
+    if (tree instanceof Invalid) return yield* tree
+    const services = yield* Effect.context<never>()
+    const { sign } = initial
+    const signing = sign === undefined ? {} : {
+      // isomorphic-git signs only when a key is named; the callback owns the real key.
+      signingKey: "kiln",
+      onSign: async ({ payload }: { payload: string }) => ({
+        signature: await Effect.runPromiseWith(services)(sign(payload))
+      })
+    }
+    const id = yield* io("create", async () =>
+      commit({
+        fs,
+        gitdir,
+        cache: {},
+        ref: `refs/heads/${branch}`,
+        tree: await writeFileTree(gitdir, tree),
+        parent: [],
+        message: initial.message,
+        author: toIsomorphicActor(initial.author),
+        committer: toIsomorphicActor(initial.committer),
+        ...signing
+      }))
+    return yield* Effect.promise(() => readCommitInfo(gitdir, {}, id))
+  })
+
+const directorySize = async (path: string): Promise<number> => {
+  let total = 0
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    const child = join(path, entry.name)
+    if (entry.isDirectory()) total += await directorySize(child)
+    else if (entry.isFile()) {
+      // A concurrent repack may delete files as we walk; they no longer count.
+      total += await lstat(child).then((s) => s.size, (error: unknown) => {
+        if (errorCode(error) === "ENOENT") return 0
+        throw error
+      })
+    }
+  }
+  return total
+}
+
+/** Staging and trash directories left by a crash mid-create or mid-remove. */
+const sweepLeftovers = (root: string) =>
+  Effect.promise(async () => {
+    await mkdir(root, { recursive: true })
+    for (const owner of await readdir(root, { withFileTypes: true })) {
+      if (!owner.isDirectory()) continue
+      for (const entry of await readdir(join(root, owner.name))) {
+        if (isLeftover(entry)) await rm(join(root, owner.name, entry), { recursive: true, force: true })
+      }
+    }
+  })
+
+const hexId = /^[0-9a-f]+$/
+
+export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
+  Effect.gen(function*() {
+    yield* sweepLeftovers(root)
+    const caches = new PackCaches(options.maxWarmRepositories ?? 32)
+    const command: GitCommandOptions = { gitBinary: options.gitBinary ?? "git" }
+
+    const locate = (location: RepositoryLocation): Effect.Effect<string, Invalid> =>
+      isStorageName(location.owner) && isStorageName(location.name)
+        ? Effect.succeed(repositoryPath(root, location))
+        : Effect.fail(new Invalid({ message: `not a repository name: ${label(location)}` }))
+
+    /** The path of a repository that exists, with its warm cache. */
+    const open = (location: RepositoryLocation) =>
+      Effect.gen(function*() {
+        const gitdir = yield* locate(location)
+        if (!(yield* pathExists(join(gitdir, "HEAD")))) return yield* repositoryMissing(location)
+        return { gitdir, cache: caches.for(gitdir) }
+      })
+
+    const validBranchName = (name: string) =>
+      isValidRefName(name) ? Effect.void : Effect.fail(new Invalid({ message: `invalid branch name: ${name}` }))
+
+    const commitAt = (gitdir: string, cache: object, id: string) =>
+      lookup(() => readCommitInfo(gitdir, cache, id), () => new NotFound({ message: `commit does not exist [id: ${id}]` }))
+
+    const refIds = (gitdir: string) => io("read refs", () => readRefs(command, gitdir))
+
+    /** The commit a full ref points at, or none when the ref is missing or names no commit. */
+    const commitOfRef = async (gitdir: string, cache: object, ref: string): Promise<CommitInfo | undefined> => {
+      const target = await resolveRef({ fs, gitdir, ref }).catch((error: unknown) => {
+        if (isMissing(error)) return undefined
+        throw error
+      })
+      const id = target === undefined ? undefined : await peelToCommit(gitdir, cache, target)
+      return id === undefined ? undefined : readCommitInfo(gitdir, cache, id)
+    }
+
+    const resolve = async (gitdir: string, cache: object, ref: string): Promise<CommitInfo | undefined> => {
+      const candidates = ref === "HEAD" || ref.startsWith("refs/") ? [ref] : [`refs/heads/${ref}`, `refs/tags/${ref}`]
+      for (const candidate of candidates) {
+        const found = await commitOfRef(gitdir, cache, candidate)
+        if (found !== undefined) return found
+      }
+      const id = ref.toLowerCase()
+      if (!hexId.test(id) || id.length < 4 || id.length > 40) return undefined
+      const full = id.length === 40 ? id : await expandOid({ fs, gitdir, oid: id, cache }).catch((error: unknown) => {
+        // AmbiguousError as well: a short id that names two objects names none.
+        if (isMissing(error) || error instanceof Errors.AmbiguousError) return undefined
+        throw error
+      })
+      if (full === undefined) return undefined
+      const peeled = await peelToCommit(gitdir, cache, full).catch((error: unknown) => {
+        if (isMissing(error)) return undefined
+        throw error
+      })
+      return peeled === undefined ? undefined : readCommitInfo(gitdir, cache, peeled)
+    }
+
+    const updateRef = (gitdir: string, args: ReadonlyArray<string>) =>
+      io("update ref", () => runGit(command, gitdir, ["update-ref", ...args]))
+
+    return GitStorage.of({
+      create: (location, { defaultBranch, initialCommit }: CreateRepository) =>
+        Effect.gen(function*() {
+          const target = yield* locate(location)
+          if (!isValidRefName(defaultBranch)) {
+            return yield* new Invalid({ message: `invalid default branch name: ${defaultBranch}`, field: "default_branch" })
+          }
+          if (yield* pathExists(target)) return yield* filesExist(location)
+          yield* io("create", () => mkdir(dirname(target), { recursive: true }))
+          const staging = stagingPath(target)
+          return yield* Effect.gen(function*() {
+            yield* io("create", () => initBare(staging, defaultBranch))
+            const created = initialCommit === undefined
+              ? Option.none<CommitInfo>()
+              : Option.some(yield* writeInitialCommit(staging, defaultBranch, initialCommit))
+            // The one step that makes the repository visible, all at once.
+            yield* Effect.tryPromise({ try: () => rename(staging, target), catch: (error) => error }).pipe(
+              Effect.catch((error) =>
+                Effect.fail(
+                  errorCode(error) === "ENOTEMPTY" || errorCode(error) === "EEXIST"
+                    ? filesExist(location)
+                    : new GitStorageFailure({ operation: "create", message: describe(error) })
+                ))
+            )
+            return created
+          }).pipe(Effect.onError(() => Effect.promise(() => rm(staging, { recursive: true, force: true }))))
+        }),
+
+      remove: (location) =>
+        Effect.gen(function*() {
+          const target = yield* locate(location)
+          const trash = trashPath(target)
+          // After this rename nothing can find the repository; a crash before the delete below
+          // leaves only a trash directory, which the next start sweeps away.
+          const removed = yield* io("remove", () =>
+            rename(target, trash).then(() => true, (error: unknown) => {
+              if (errorCode(error) === "ENOENT") return false
+              throw error
+            }))
+          caches.drop(target)
+          if (!removed) return
+          yield* io("remove", () => rm(trash, { recursive: true, force: true })).pipe(
+            Effect.retry({ times: 3, schedule: Schedule.spaced("100 millis") }),
+            Effect.catch((failure) => Effect.logWarning(`left ${trash} for the next start to sweep: ${failure.message}`))
+          )
+        }),
+
+      move: (from, to) =>
+        Effect.gen(function*() {
+          const source = yield* locate(from)
+          const target = yield* locate(to)
+          if (!(yield* pathExists(source))) return yield* repositoryMissing(from)
+          if (source === target) return
+          if (yield* pathExists(target)) return yield* filesExist(to)
+          yield* io("move", () => mkdir(dirname(target), { recursive: true }))
+          yield* Effect.tryPromise({ try: () => rename(source, target), catch: (error) => error }).pipe(
+            Effect.catch((error) => {
+              const code = errorCode(error)
+              return Effect.fail(
+                code === "ENOENT" ? repositoryMissing(from)
+                  : code === "ENOTEMPTY" || code === "EEXIST" ? filesExist(to)
+                  : new GitStorageFailure({ operation: "move", message: describe(error) })
+              )
+            })
+          )
+          caches.drop(source)
+        }),
+
+      renameOwner: (from, to) =>
+        Effect.gen(function*() {
+          if (!isStorageName(from) || !isStorageName(to)) {
+            return yield* new Invalid({ message: `not an owner name: ${isStorageName(from) ? to : from}` })
+          }
+          const source = ownerPath(root, from)
+          const target = ownerPath(root, to)
+          if (source === target || !(yield* pathExists(source))) return
+          const occupied = new AlreadyExists({ message: `repository files already exist for owner ${to}` })
+          yield* Effect.tryPromise({
+            // An empty directory (an owner whose repositories are all gone) may be replaced.
+            try: async () => {
+              await rmdir(target).catch((error: unknown) => {
+                if (errorCode(error) !== "ENOENT") throw error
+              })
+              await rename(source, target)
+            },
+            catch: (error) => error
+          }).pipe(
+            Effect.catch((error) => {
+              const code = errorCode(error)
+              return Effect.fail(
+                code === "ENOTEMPTY" || code === "EEXIST"
+                  ? occupied
+                  : new GitStorageFailure({ operation: "rename owner", message: describe(error) })
+              )
+            })
+          )
+          caches.dropUnder(source)
+        }),
+
+      sizeInBytes: (location) =>
+        Effect.flatMap(open(location), ({ gitdir }) => Effect.promise(() => directorySize(gitdir))),
+
+      listBranches: (location) =>
+        Effect.flatMap(open(location), ({ gitdir, cache }) =>
+          Effect.promise(async () => {
+            const names = (await listBranches({ fs, gitdir })).sort()
+            const heads = await Promise.all(names.map(async (name) => ({
+              name,
+              commit: await commitOfRef(gitdir, cache, `refs/heads/${name}`)
+            })))
+            return heads.flatMap(({ name, commit }) => (commit === undefined ? [] : [{ name, commit }]))
+          })),
+
+      resolveCommit: (location, ref) =>
+        Effect.gen(function*() {
+          const { gitdir, cache } = yield* open(location)
+          const found = yield* Effect.promise(() => resolve(gitdir, cache, ref))
+          if (found === undefined) return yield* new NotFound({ message: `reference does not exist [name: ${ref}]` })
+          return found
+        }),
+
+      commitInfo: (location, id) =>
+        Effect.flatMap(open(location), ({ gitdir, cache }) => commitAt(gitdir, cache, id)),
+
+      readFile: (location, commitId, path) =>
+        Effect.gen(function*() {
+          const { gitdir, cache } = yield* open(location)
+          yield* commitAt(gitdir, cache, commitId)
+          const filepath = path.replace(/^\/+/, "")
+          if (filepath === "") return Option.none()
+          return yield* lookup(
+            () => readBlob({ fs, gitdir, oid: commitId, filepath, cache }).then(({ blob }) => Option.some(blob)),
+            () => new NotFound({ message: `file does not exist [path: ${path}]` })
+          ).pipe(Effect.catchTag("NotFound", () => Effect.succeed(Option.none<Uint8Array>())))
+        }),
+
+      createBranch: (location, name, commitId) =>
+        Effect.gen(function*() {
+          yield* validBranchName(name)
+          const { gitdir, cache } = yield* open(location)
+          const target = yield* commitAt(gitdir, cache, commitId)
+          const ref = `refs/heads/${name}`
+          const refs = yield* refIds(gitdir)
+          if (refs.has(ref)) return yield* new AlreadyExists({ message: "The branch already exists." })
+          if (refs.has(`refs/tags/${name}`)) {
+            return yield* new Conflict({ message: "The branch with the same tag already exists." })
+          }
+          const sameName = new Conflict({ message: "The branch with the same name already exists." })
+          for (const existing of refs.keys()) {
+            if (existing.startsWith(`${ref}/`) || ref.startsWith(`${existing}/`)) return yield* sameName
+          }
+          // Zero as the old value: git refuses if the branch appeared since we looked.
+          const result = yield* updateRef(gitdir, ["-m", "kiln: create branch", ref, target.id, ZeroId])
+          if (result.exitCode === 0) return
+          if (result.stderr.includes("reference already exists")) {
+            return yield* new AlreadyExists({ message: "The branch already exists." })
+          }
+          if (result.stderr.includes("exists; cannot create")) return yield* sameName
+          return yield* new GitStorageFailure({ operation: "create branch", message: result.stderr.trim() })
+        }),
+
+      deleteBranch: (location, name, expectedId) =>
+        Effect.gen(function*() {
+          yield* validBranchName(name)
+          const { gitdir } = yield* open(location)
+          const ref = `refs/heads/${name}`
+          const current = (yield* refIds(gitdir)).get(ref)
+          if (current === undefined) return yield* new NotFound({ message: `branch does not exist [name: ${name}]` })
+          const moved = (at: string) =>
+            new Conflict({ message: `branch ${name} is at ${at}, not at ${expectedId ?? at}` })
+          if (expectedId !== undefined && expectedId !== current) return yield* moved(current)
+          const result = yield* updateRef(gitdir, ["-m", "kiln: delete branch", "-d", ref, current])
+          if (result.exitCode === 0) return
+          if (result.stderr.includes("but expected")) return yield* moved("a newer commit")
+          return yield* new GitStorageFailure({ operation: "delete branch", message: result.stderr.trim() })
+        }),
+
+      setDefaultBranch: (location, name) =>
+        Effect.gen(function*() {
+          yield* validBranchName(name)
+          const { gitdir } = yield* open(location)
+          const result = yield* io("set default branch", () =>
+            runGit(command, gitdir, ["symbolic-ref", "HEAD", `refs/heads/${name}`]))
+          if (result.exitCode !== 0) {
+            return yield* new GitStorageFailure({ operation: "set default branch", message: result.stderr.trim() })
+          }
+        })
+    })
+  })
+
+export const GitStorageLive = (root: string, options: GitStorageOptions = {}): Layer.Layer<GitStorage> =>
+  Layer.effect(GitStorage, makeGitStorage(root, options))

@@ -1,0 +1,263 @@
+/**
+ * Git's smart HTTP protocol for `/{owner}/{repo}(.git)/(info/refs|git-upload-pack|git-receive-pack)`,
+ * served by the stock `git upload-pack` / `git receive-pack --stateless-rpc`, as Forgejo does.
+ * Bodies stream straight through between the socket and git (packs never sit in memory); who may
+ * read or push is asked of the caller, and pushes are followed by a callback under a per-repository
+ * lock.
+ */
+import { spawn } from "node:child_process"
+import { once } from "node:events"
+import { stat } from "node:fs/promises"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { pipeline } from "node:stream/promises"
+import { createGunzip } from "node:zlib"
+import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
+import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
+import { RepositoryLocks } from "./RepositoryLocks.ts"
+
+export type GitService = "git-upload-pack" | "git-receive-pack"
+
+export interface GitCredentials {
+  readonly username: string
+  readonly password: string
+}
+
+export interface GitAccessRequest {
+  readonly owner: string
+  readonly repo: string
+  /** `git-upload-pack` reads (clone, fetch), `git-receive-pack` writes (push). */
+  readonly service: GitService
+  /** From HTTP Basic; undefined when the request carried none. */
+  readonly credentials: GitCredentials | undefined
+}
+
+export type GitAccessDecision =
+  | { readonly kind: "allowed"; readonly path: string }
+  | { readonly kind: "unauthorized" }
+  | { readonly kind: "forbidden" }
+  | { readonly kind: "not-found" }
+
+export interface Push {
+  readonly owner: string
+  readonly repo: string
+  /** The repository directory the authorization allowed. */
+  readonly path: string
+  /** What the push changed, in ref name order (never empty). */
+  readonly updates: ReadonlyArray<RefUpdate>
+}
+
+export interface SmartHttpOptions {
+  readonly authorize: (request: GitAccessRequest) => Promise<GitAccessDecision>
+  /** Runs after a push changed refs, before the push's response ends, under the repository's lock. */
+  readonly afterPush: (push: Push) => Promise<void>
+  /** Share these with other code that must not interleave with pushes. */
+  readonly locks?: RepositoryLocks
+  readonly gitBinary?: string
+  /** Extra environment for the git processes. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Failures that can no longer reach the client (afterPush rejected, git exited badly). */
+  readonly onError?: (error: unknown, request: { readonly owner: string; readonly repo: string }) => void
+}
+
+export type SmartHttpAction = "info/refs" | GitService
+
+export interface SmartHttpRoute {
+  readonly owner: string
+  readonly repo: string
+  readonly action: SmartHttpAction
+}
+
+const routePattern = /\/([^/]+)\/([^/]+)\/(info\/refs|git-upload-pack|git-receive-pack)$/
+
+/**
+ * The smart HTTP route a path ends with (the part before `/{owner}` is the mount point and is not
+ * looked at); undefined for other paths. A `.git` suffix on the repository is dropped.
+ */
+export const parseSmartHttpPath = (pathname: string): SmartHttpRoute | undefined => {
+  const match = routePattern.exec(pathname)
+  if (match === null) return undefined
+  const [, owner = "", repo = "", action = ""] = match
+  if (action !== "info/refs" && action !== "git-upload-pack" && action !== "git-receive-pack") return undefined
+  try {
+    return { owner: decodeURIComponent(owner), repo: decodeURIComponent(repo).replace(/\.git$/, ""), action }
+  } catch {
+    return undefined
+  }
+}
+
+const parseBasic = (header: string | undefined): GitCredentials | undefined => {
+  const match = header === undefined ? null : /^Basic\s+(\S+)\s*$/i.exec(header)
+  if (match === null || match[1] === undefined) return undefined
+  const decoded = Buffer.from(match[1], "base64").toString("utf8")
+  const colon = decoded.indexOf(":")
+  return colon < 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+// What Forgejo lets through to GIT_PROTOCOL: `key=value` pairs joined by `:`.
+const safeGitProtocol = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(?::[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/
+
+const gitProtocol = (req: IncomingMessage): string | undefined => {
+  const value = req.headers["git-protocol"]
+  return typeof value === "string" && safeGitProtocol.test(value) ? value : undefined
+}
+
+const noCache = {
+  "Expires": "Fri, 01 Jan 1980 00:00:00 GMT",
+  "Pragma": "no-cache",
+  "Cache-Control": "no-cache, max-age=0, must-revalidate"
+}
+
+const pktLine = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`
+
+const plain = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", ...headers })
+  res.end(`${text}\n`)
+}
+
+export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
+  const locks = options.locks ?? new RepositoryLocks()
+  const command: GitCommandOptions = {
+    gitBinary: options.gitBinary ?? "git",
+    ...(options.env === undefined ? {} : { env: options.env })
+  }
+  const reportError = options.onError ?? ((error: unknown) => console.error("smart http:", error))
+
+  /** Starts `git <service> --stateless-rpc`; resolves once the process runs (rejects if it cannot). */
+  const startGit = async (service: GitService, path: string, protocol: string | undefined, advertise: boolean) => {
+    const args = [
+      // Partial clones (`--filter`) as Forgejo allows them.
+      "-c", "uploadpack.allowFilter=true",
+      "-c", "uploadpack.allowAnySHA1InWant=true",
+      service.slice("git-".length),
+      "--stateless-rpc",
+      ...(advertise ? ["--advertise-refs"] : []),
+      path
+    ]
+    const child = spawn(command.gitBinary, args, {
+      env: { ...process.env, ...command.env, ...(protocol === undefined ? {} : { GIT_PROTOCOL: protocol }) },
+      stdio: "pipe"
+    })
+    if (advertise) child.stdin.end()
+    const stderr: Array<Buffer> = []
+    let stderrBytes = 0
+    child.stderr.on("data", (chunk: Buffer) => {
+      // Keep a bounded tail for error reports; git's progress goes to the client, not here.
+      if (stderrBytes < 16_384) stderr.push(chunk)
+      stderrBytes += chunk.length
+    })
+    const exited = new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? -1)))
+    await once(child, "spawn")
+    return { child, exited, stderr: () => Buffer.concat(stderr).toString("utf8").trim() }
+  }
+
+  const advertise = async (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) => {
+    const git = await startGit(service, path, protocol, true)
+    res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
+    // Protocol v2 starts with its own capability advertisement; v0/v1 clients expect this preamble.
+    if (protocol === undefined || !/(?:^|:)version=2(?::|$)/.test(protocol)) {
+      res.write(`${pktLine(`# service=${service}\n`)}0000`)
+    }
+    git.child.stdout.pipe(res)
+    const code = await git.exited
+    if (code !== 0) reportError(new Error(`git ${service} --advertise-refs exited ${code}: ${git.stderr()}`), route)
+  }
+
+  /** Streams the request body into git and git's output into the response; resolves when git is done. */
+  const exchange = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) => {
+    const git = await startGit(service, path, protocol, false)
+    res.writeHead(200, { "Content-Type": `application/x-${service}-result`, ...noCache })
+    // A client that goes away takes its git process with it.
+    const abandon = () => {
+      if (!res.writableFinished) git.child.kill("SIGTERM")
+    }
+    res.on("close", abandon)
+    const encoding = req.headers["content-encoding"]
+    const body = encoding === "gzip" || encoding === "x-gzip" ? req.pipe(createGunzip()) : req
+    const upload = pipeline(body, git.child.stdin).catch((error: unknown) => {
+      // git stops reading once it has what it needs (EPIPE); a broken body ends the exchange.
+      if (!(error instanceof Error && "code" in error && error.code === "EPIPE")) {
+        git.child.kill("SIGTERM")
+        reportError(error, route)
+      }
+    })
+    git.child.stdout.pipe(res, { end: false })
+    const [code] = await Promise.all([git.exited, upload])
+    if (code !== 0) reportError(new Error(`git ${service} exited ${code}: ${git.stderr()}`), route)
+  }
+
+  const receivePack = (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string | undefined) =>
+    locks.withLock(path, async () => {
+      // Under the lock nothing else pushes here, so the difference is exactly this push.
+      const before = await readRefs(command, path)
+      try {
+        await exchange(req, res, route, "git-receive-pack", path, protocol)
+      } finally {
+        // Even when the client vanished mid-push, refs git did update must reach the caller.
+        const updates = diffRefs(before, await readRefs(command, path))
+        if (updates.length > 0) {
+          await options.afterPush({ owner: route.owner, repo: route.repo, path, updates })
+            .catch((error: unknown) => reportError(error, route))
+        }
+      }
+    })
+
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? "/", "http://localhost")
+    const route = parseSmartHttpPath(url.pathname)
+    if (route === undefined) return plain(res, 404, "Not Found")
+
+    let service: GitService
+    if (route.action === "info/refs") {
+      if (req.method !== "GET") return plain(res, 405, "Method Not Allowed", { Allow: "GET" })
+      const requested = url.searchParams.get("service")
+      if (requested !== "git-upload-pack" && requested !== "git-receive-pack") {
+        // The dumb protocol is not served; every git since 1.6.6 asks for a service.
+        return plain(res, 403, "Unsupported service: the dumb HTTP protocol is not served")
+      }
+      service = requested
+    } else {
+      if (req.method !== "POST") return plain(res, 405, "Method Not Allowed", { Allow: "POST" })
+      service = route.action
+      if (req.headers["content-type"] !== `application/x-${service}-request`) {
+        return plain(res, 415, `Content-Type must be application/x-${service}-request`)
+      }
+    }
+
+    const decision = await options.authorize({
+      owner: route.owner,
+      repo: route.repo,
+      service,
+      credentials: parseBasic(req.headers.authorization)
+    })
+    switch (decision.kind) {
+      case "unauthorized":
+        return plain(res, 401, "Unauthorized", { "WWW-Authenticate": 'Basic realm="."' })
+      case "forbidden":
+        return plain(res, 403, "Forbidden")
+      case "not-found":
+        return plain(res, 404, "Not Found")
+      case "allowed":
+        break
+    }
+    const exists = await stat(decision.path).then((s) => s.isDirectory(), () => false)
+    if (!exists) return plain(res, 404, "Not Found")
+
+    const protocol = gitProtocol(req)
+    if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol)
+    if (service === "git-upload-pack") return exchange(req, res, route, service, decision.path, protocol)
+    return receivePack(req, res, route, decision.path, protocol)
+  }
+
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    serve(req, res).then(
+      () => {
+        if (!res.writableEnded) res.end()
+      },
+      (error: unknown) => {
+        reportError(error, parseSmartHttpPath(new URL(req.url ?? "/", "http://localhost").pathname) ?? { owner: "", repo: "" })
+        if (!res.headersSent) plain(res, 500, "Internal Server Error")
+        else res.destroy()
+      }
+    )
+  }
+}

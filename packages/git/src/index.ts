@@ -1,0 +1,11 @@
+export { GitStorageLive, makeGitStorage, type GitStorageOptions } from "./GitStorageLive.ts"
+export { isStorageName, ownerPath, repositoryPath } from "./RepositoryPaths.ts"
+export {
+  gitignoreTemplates,
+  licenseTemplates,
+  readmeTemplates,
+  renderInitialFiles,
+  type TemplateChoice
+} from "./RepositoryTemplates.ts"
+export { RepositoryLocks } from "./RepositoryLocks.ts"
+export * from "./SmartHttp.ts"

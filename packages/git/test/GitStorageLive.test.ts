@@ -1,0 +1,272 @@
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { mkdir, readdir, readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Effect, Option } from "effect"
+import type { GitActor } from "@kiln/domain/git/CommitInfo"
+import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
+import { makeGitStorage } from "../src/GitStorageLive.ts"
+import { renderInitialFiles } from "../src/RepositoryTemplates.ts"
+import { GitSandbox } from "./GitSandbox.ts"
+
+let sandbox: GitSandbox
+let root: string
+beforeAll(async () => {
+  sandbox = await GitSandbox.make()
+  root = sandbox.path("data")
+})
+afterAll(() => sandbox.dispose())
+
+const git = (args: ReadonlyArray<string>, cwd?: string) =>
+  Effect.promise(() => sandbox.git(args, cwd === undefined ? {} : { cwd }))
+const storage = Effect.suspend(() => makeGitStorage(root))
+const gitdir = (owner: string, name: string) => join(root, owner, `${name}.git`)
+const exists = (path: string) => Effect.promise(() => readdir(path).then(() => true, () => false))
+
+const ada: GitActor = { name: "Ada", email: "ada@example.com", when: { seconds: 1_700_000_000, offsetMinutes: 120 } }
+const cy: GitActor = { name: "Cy", email: "cy@example.com", when: { seconds: 1_700_000_100, offsetMinutes: -330 } }
+const armored = "-----BEGIN PGP SIGNATURE-----\n\nwsBcBAABCAAQBQJkAAAAAAkQAAAAAAAAAAAAAA==\n=abcd\n-----END PGP SIGNATURE-----\n"
+
+/** A repository with an unsigned initial commit, then branches and tags pushed by the git CLI. */
+const seeded = (location: RepositoryLocation) =>
+  Effect.gen(function*() {
+    const repos = yield* storage
+    yield* repos.create(location, {
+      defaultBranch: "main",
+      initialCommit: {
+        files: [{ path: "README.md", content: "# seed\n" }, { path: "docs/guide/intro.md", content: "intro\n" }],
+        message: "Initial commit\n",
+        author: ada,
+        committer: cy
+      }
+    })
+    const work = sandbox.path(`work-${location.owner}-${location.name}`)
+    const remote = gitdir(location.owner.toLowerCase(), location.name.toLowerCase())
+    yield* git(["clone", "-q", remote, work])
+    const second = yield* Effect.promise(() =>
+      sandbox.commit(work, { "src/main.ts": "export {}\n" }, "Add main", {
+        GIT_AUTHOR_DATE: "1700000200 +0200",
+        GIT_COMMITTER_DATE: "1700000300 -0530"
+      }))
+    yield* git(["branch", "feature/x"], work)
+    yield* git(["tag", "light"], work)
+    yield* git(["tag", "-a", "-m", "release one", "v1"], work)
+    yield* git(["push", "-q", "origin", "main", "feature/x", "light", "v1"], work)
+    return { repos, work, second }
+  })
+
+describe("GitStorageLive", () => {
+  it.effect("creates an empty bare repository under lower-cased names", () =>
+    Effect.gen(function*() {
+      const repos = yield* storage
+      const created = yield* repos.create({ owner: "Alice", name: "Empty" }, { defaultBranch: "trunk" })
+      assert.isTrue(Option.isNone(created))
+      const path = gitdir("alice", "empty")
+      assert.strictEqual(yield* Effect.promise(() => readFile(join(path, "HEAD"), "utf8")), "ref: refs/heads/trunk\n")
+      assert.strictEqual(yield* git(["--git-dir", path, "rev-parse", "--is-bare-repository"]), "true\n")
+      yield* git(["--git-dir", path, "fsck", "--strict"])
+      assert.deepStrictEqual(yield* repos.listBranches({ owner: "alice", name: "empty" }), [])
+      assert.deepStrictEqual(yield* Effect.promise(() => readdir(join(root, "alice"))), ["empty.git"])
+      const again = yield* Effect.flip(repos.create({ owner: "alice", name: "EMPTY" }, { defaultBranch: "main" }))
+      assert.strictEqual(again._tag, "AlreadyExists")
+    }))
+
+  it.effect("creates a signed initial commit from the templates", () =>
+    Effect.gen(function*() {
+      const repos = yield* storage
+      const files = yield* renderInitialFiles({
+        owner: "bob", name: "Tools", description: "Handy tools", year: 2026,
+        readme: "Default", gitignores: ["Node", "Go"], license: "MIT"
+      })
+      const payloads: Array<string> = []
+      const created = yield* repos.create({ owner: "bob", name: "Tools" }, {
+        defaultBranch: "main",
+        initialCommit: {
+          files, message: "Initial commit\n", author: ada, committer: cy,
+          sign: (payload) => Effect.sync(() => {
+            payloads.push(payload)
+            return armored
+          })
+        }
+      })
+      const commit = Option.getOrThrow(created)
+      const path = gitdir("bob", "tools")
+      const raw = yield* git(["--git-dir", path, "cat-file", "-p", "main"])
+      assert.include(raw, "gpgsig -----BEGIN PGP SIGNATURE-----")
+      assert.include(raw, "author Ada <ada@example.com> 1700000000 +0200")
+      assert.include(raw, "committer Cy <cy@example.com> 1700000100 -0530")
+      // What was signed is the commit without its signature header, byte for byte.
+      const unsigned = raw.replace(/^gpgsig [^\n]*\n(?: [^\n]*\n)*/m, "")
+      assert.deepStrictEqual(payloads, [unsigned])
+      assert.strictEqual(commit.id, (yield* git(["--git-dir", path, "rev-parse", "main"])).trim())
+      assert.deepStrictEqual(commit.signature, Option.some(armored.trimEnd()))
+      assert.deepStrictEqual(commit.parents, [])
+      assert.deepStrictEqual(commit.author, ada)
+      assert.deepStrictEqual(commit.committer, cy)
+      yield* git(["--git-dir", path, "fsck", "--strict"])
+      assert.strictEqual(yield* git(["--git-dir", path, "show", "main:README.md"]), "# Tools\n\nHandy tools")
+      const gitignore = yield* git(["--git-dir", path, "show", "main:.gitignore"])
+      assert.match(gitignore, /^# ---> Node\n[\s\S]*node_modules\/[\s\S]*\n# ---> Go\n/)
+      assert.include(yield* git(["--git-dir", path, "show", "main:LICENSE"]), "Copyright (c) 2026 bob")
+      assert.deepStrictEqual(yield* repos.commitInfo({ owner: "bob", name: "tools" }, commit.id), commit)
+    }))
+
+  it.effect("leaves nothing behind when a create fails", () =>
+    Effect.gen(function*() {
+      const repos = yield* storage
+      const failed = yield* Effect.flip(repos.create({ owner: "carol", name: "broken" }, {
+        defaultBranch: "main",
+        initialCommit: {
+          files: [{ path: "README.md", content: "x" }], message: "Initial commit\n", author: ada, committer: ada,
+          sign: () => Effect.die(new Error("signing key unavailable"))
+        }
+      }))
+      assert.strictEqual(failed._tag, "GitStorageFailure")
+      assert.include(failed.message, "signing key unavailable")
+      assert.deepStrictEqual(yield* Effect.promise(() => readdir(join(root, "carol"))), [])
+
+      const badBranch = yield* Effect.flip(repos.create({ owner: "carol", name: "x" }, { defaultBranch: "a..b" }))
+      assert.strictEqual(badBranch._tag, "Invalid")
+      const badPath = yield* Effect.flip(repos.create({ owner: "carol", name: "y" }, {
+        defaultBranch: "main",
+        initialCommit: { files: [{ path: "../escape", content: "x" }], message: "m\n", author: ada, committer: ada }
+      }))
+      assert.strictEqual(badPath._tag, "Invalid")
+      const badName = yield* Effect.flip(repos.create({ owner: "carol", name: "../z" }, { defaultBranch: "main" }))
+      assert.strictEqual(badName._tag, "Invalid")
+      assert.deepStrictEqual(yield* Effect.promise(() => readdir(join(root, "carol"))), [])
+    }))
+
+  it.effect("moves repositories, renames owners, and removes idempotently", () =>
+    Effect.gen(function*() {
+      const repos = yield* storage
+      yield* repos.create({ owner: "dora", name: "one" }, { defaultBranch: "main" })
+      yield* repos.create({ owner: "dora", name: "two" }, { defaultBranch: "main" })
+
+      yield* repos.move({ owner: "dora", name: "one" }, { owner: "Dora", name: "One" }) // case only: same storage
+      yield* repos.move({ owner: "dora", name: "one" }, { owner: "dora", name: "uno" })
+      assert.isFalse(yield* exists(gitdir("dora", "one")))
+      assert.isTrue(yield* exists(gitdir("dora", "uno")))
+      assert.strictEqual((yield* Effect.flip(repos.move({ owner: "dora", name: "uno" }, { owner: "dora", name: "two" })))._tag, "AlreadyExists")
+      assert.strictEqual((yield* Effect.flip(repos.move({ owner: "dora", name: "nope" }, { owner: "dora", name: "x" })))._tag, "NotFound")
+
+      yield* repos.move({ owner: "dora", name: "uno" }, { owner: "erin", name: "uno" }) // transfer
+      assert.isTrue(yield* exists(gitdir("erin", "uno")))
+
+      yield* repos.renameOwner("dora", "Dorothy")
+      assert.isFalse(yield* exists(join(root, "dora")))
+      assert.isTrue(yield* exists(gitdir("dorothy", "two")))
+      assert.deepStrictEqual(yield* repos.listBranches({ owner: "dorothy", name: "two" }), [])
+      assert.strictEqual((yield* Effect.flip(repos.renameOwner("dorothy", "erin")))._tag, "AlreadyExists")
+      yield* repos.renameOwner("nobody", "somebody") // no repositories, nothing to move
+
+      yield* repos.remove({ owner: "dorothy", name: "two" })
+      yield* repos.remove({ owner: "dorothy", name: "two" })
+      assert.deepStrictEqual(yield* Effect.promise(() => readdir(join(root, "dorothy"))), [])
+      assert.strictEqual((yield* Effect.flip(repos.sizeInBytes({ owner: "dorothy", name: "two" })))._tag, "NotFound")
+    }))
+
+  it.effect("sweeps staging and trash directories left by a crash", () =>
+    Effect.gen(function*() {
+      const repos = yield* storage
+      yield* repos.create({ owner: "fay", name: "kept" }, { defaultBranch: "main" })
+      for (const leftover of ["half.git.tmp-0a1b2c", "gone.git.trash-3d4e5f"]) {
+        yield* Effect.promise(() => mkdir(join(root, "fay", leftover, "objects"), { recursive: true }))
+      }
+      yield* storage
+      assert.deepStrictEqual(yield* Effect.promise(() => readdir(join(root, "fay"))), ["kept.git"])
+    }))
+
+  it.effect("measures size, lists branches, resolves refs and reads files after pushes", () =>
+    Effect.gen(function*() {
+      const location = { owner: "gus", name: "app" }
+      const emptySize = yield* Effect.gen(function*() {
+        const repos = yield* storage
+        yield* repos.create({ owner: "gus", name: "blank" }, { defaultBranch: "main" })
+        return yield* repos.sizeInBytes({ owner: "gus", name: "blank" })
+      })
+      const { repos, work, second } = yield* seeded(location)
+      const size = yield* repos.sizeInBytes(location)
+      const du = Number((yield* git(["--git-dir", gitdir("gus", "app"), "count-objects", "-v"])).match(/^size: (\d+)/m)?.[1])
+      assert.isAbove(size, emptySize)
+      assert.isAbove(size, du) // loose objects (KiB as count-objects rounds) plus refs, config, HEAD
+
+      const branches = yield* repos.listBranches(location)
+      assert.deepStrictEqual(branches.map((b) => [b.name, b.commit.id]), [["feature/x", second], ["main", second]])
+      const head = branches[1]?.commit
+      assert.deepStrictEqual(head?.message, "Add main\n")
+      assert.deepStrictEqual(head?.author, { name: "Ada Author", email: "ada@example.com", when: { seconds: 1_700_000_200, offsetMinutes: 120 } })
+      assert.deepStrictEqual(head?.committer, { name: "Cy Committer", email: "cy@example.com", when: { seconds: 1_700_000_300, offsetMinutes: -330 } })
+      assert.isTrue(head !== undefined && Option.isNone(head.signature))
+      const initial = (yield* git(["rev-parse", "HEAD~1"], work)).trim()
+      assert.deepStrictEqual(head?.parents, [initial])
+
+      for (const ref of ["main", "feature/x", "light", "v1", "refs/tags/v1", "HEAD", second, second.slice(0, 7), second.toUpperCase().slice(0, 12)]) {
+        assert.strictEqual((yield* repos.resolveCommit(location, ref)).id, second, ref)
+      }
+      assert.strictEqual((yield* repos.resolveCommit(location, initial.slice(0, 8))).id, initial)
+      for (const ref of ["nope", "feature", "0000000", "abc", "refs/heads/nope", "f".repeat(40)]) {
+        assert.strictEqual((yield* Effect.flip(repos.resolveCommit(location, ref)))._tag, "NotFound", ref)
+      }
+
+      const text = (bytes: Option.Option<Uint8Array>) => Option.map(bytes, (b) => new TextDecoder().decode(b))
+      assert.deepStrictEqual(text(yield* repos.readFile(location, second, "src/main.ts")), Option.some("export {}\n"))
+      assert.deepStrictEqual(text(yield* repos.readFile(location, second, "docs/guide/intro.md")), Option.some("intro\n"))
+      assert.deepStrictEqual(text(yield* repos.readFile(location, initial, "src/main.ts")), Option.none())
+      assert.deepStrictEqual(yield* repos.readFile(location, second, "docs"), Option.none())
+      assert.deepStrictEqual(yield* repos.readFile(location, second, "README.md/x"), Option.none())
+      assert.strictEqual((yield* Effect.flip(repos.readFile(location, "1".repeat(40), "README.md")))._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(repos.commitInfo(location, "1".repeat(40))))._tag, "NotFound")
+    }))
+
+  it.effect("creates and deletes branches with git's compare-and-swap", () =>
+    Effect.gen(function*() {
+      const location = { owner: "hal", name: "lib" }
+      const { repos, second } = yield* seeded(location)
+      const path = gitdir("hal", "lib")
+      const initial = (yield* repos.resolveCommit(location, "main")).parents[0] ?? ""
+
+      yield* repos.createBranch(location, "release/1.x", initial)
+      yield* repos.createBranch(location, "test-👀", second)
+      const refs = yield* Effect.promise(() => sandbox.refs(path))
+      assert.strictEqual(refs.get("refs/heads/release/1.x"), initial)
+      assert.strictEqual(refs.get("refs/heads/test-👀"), second)
+      assert.deepStrictEqual((yield* repos.listBranches(location)).map((b) => b.name), ["feature/x", "main", "release/1.x", "test-👀"])
+
+      const failure = (effect: Effect.Effect<void, { readonly _tag: string; readonly message: string }>) =>
+        Effect.map(Effect.flip(effect), (e) => [e._tag, e.message])
+      assert.deepStrictEqual(yield* failure(repos.createBranch(location, "main", second)), ["AlreadyExists", "The branch already exists."])
+      assert.deepStrictEqual(yield* failure(repos.createBranch(location, "v1", second)), ["Conflict", "The branch with the same tag already exists."])
+      assert.deepStrictEqual(yield* failure(repos.createBranch(location, "feature", second)), ["Conflict", "The branch with the same name already exists."])
+      assert.deepStrictEqual(yield* failure(repos.createBranch(location, "main/sub", second)), ["Conflict", "The branch with the same name already exists."])
+      assert.strictEqual((yield* Effect.flip(repos.createBranch(location, "x", "1".repeat(40))))._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(repos.createBranch(location, "bad..name", second)))._tag, "Invalid")
+
+      assert.strictEqual((yield* Effect.flip(repos.deleteBranch(location, "release/1.x", second)))._tag, "Conflict")
+      yield* repos.deleteBranch(location, "release/1.x", initial)
+      yield* repos.deleteBranch(location, "test-👀")
+      assert.strictEqual((yield* Effect.flip(repos.deleteBranch(location, "release/1.x")))._tag, "NotFound")
+      const after = yield* Effect.promise(() => sandbox.refs(path))
+      assert.isFalse(after.has("refs/heads/release/1.x"))
+      assert.isFalse(after.has("refs/heads/test-👀"))
+
+      // A branch packed by `git pack-refs` is still seen and deleted.
+      yield* git(["--git-dir", path, "pack-refs", "--all"])
+      yield* repos.deleteBranch(location, "feature/x", second)
+      assert.deepStrictEqual((yield* repos.listBranches(location)).map((b) => b.name), ["main"])
+
+      yield* repos.setDefaultBranch(location, "develop")
+      assert.strictEqual((yield* git(["--git-dir", path, "symbolic-ref", "HEAD"])).trim(), "refs/heads/develop")
+    }))
+
+  it.effect("names unknown templates as Forgejo does", () =>
+    Effect.gen(function*() {
+      const choice = { owner: "o", name: "n", description: "", year: 2026, readme: "Default", gitignores: [] }
+      const readme = yield* Effect.flip(renderInitialFiles({ ...choice, readme: "Fancy" }))
+      assert.strictEqual(readme.message, "readme template does not exist, available templates: [Default]")
+      assert.strictEqual((yield* Effect.flip(renderInitialFiles({ ...choice, gitignores: ["Cobol"] }))).field, "gitignores")
+      assert.strictEqual((yield* Effect.flip(renderInitialFiles({ ...choice, license: "WTFPL" }))).field, "license")
+      const apache = yield* renderInitialFiles({ ...choice, license: "Apache-2.0", gitignores: ["Python"] })
+      assert.deepStrictEqual(apache.map((f) => f.path), ["README.md", ".gitignore", "LICENSE"])
+      assert.include(String(apache[2]?.content), "Copyright 2026 o")
+    }))
+})
