@@ -2,6 +2,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ApiBadRequest, ApiForbidden, ApiNotFound, ApiUnauthorized, ApiValidationFailed } from "../http/ApiErrors.ts"
+import { SiteAdminGate } from "../http/SiteAdminGate.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { optionPayload } from "../wire/OptionSchema.ts"
 import { PublicKeyJson } from "../wire/PublicKey.ts"
@@ -93,4 +94,4 @@ export class AdminUsersApi extends HttpApiGroup.make("admin").add(
     success: HttpApiSchema.NoContent,
     error: [...Gate, ApiNotFound]
   }).annotate(OpenApi.Summary, "Delete a user's public key")
-).annotate(ScopeCategories, ["admin"]).prefix(API_PREFIX) {}
+).middleware(SiteAdminGate).annotate(ScopeCategories, ["admin"]).prefix(API_PREFIX) {}

@@ -17,7 +17,10 @@ export const PublicKeyJson = Schema.Struct({
 }).annotate({ identifier: "PublicKey" })
 export type PublicKeyJson = typeof PublicKeyJson.Type
 
-/** `owner` is the rendered owner, or undefined where Forgejo leaves it out. */
+/**
+ * `owner` is given only where Forgejo appends the private information (the caller owns the key
+ * or is a site admin): then `user`, `read_only` and `key_type` appear.
+ */
 export const toPublicKeyJson = (key: PublicKey, rootUrl: string, owner: UserJson | undefined): PublicKeyJson => ({
   id: key.id,
   key: key.content,
@@ -25,7 +28,5 @@ export const toPublicKeyJson = (key: PublicKey, rootUrl: string, owner: UserJson
   ...(key.title === "" ? {} : { title: key.title }),
   fingerprint: key.fingerprint,
   created_at: rfc3339(key.createdAt),
-  ...(owner === undefined ? {} : { user: owner }),
-  ...(key.readOnly ? { read_only: true } : {}),
-  key_type: "user"
+  ...(owner === undefined ? {} : { user: owner, ...(key.readOnly ? { read_only: true } : {}), key_type: "user" })
 })

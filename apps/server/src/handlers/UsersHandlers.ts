@@ -1,0 +1,121 @@
+/** Users seen by others, the signed-in user, their keys, and access tokens. */
+import { Effect, Option } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { AccessTokens } from "@kiln/domain/auth/AccessTokens"
+import type { Principal } from "@kiln/domain/auth/Authentication"
+import { PublicKeys } from "@kiln/domain/user/PublicKeys"
+import type { User } from "@kiln/domain/user/User"
+import { UserAccounts } from "@kiln/domain/user/UserAccounts"
+import { Api } from "../api/Api.ts"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
+import { Caller, currentUser, requireSignedIn } from "../http/Caller.ts"
+import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { toAccessTokenJson } from "../wire/AccessToken.ts"
+import { toPublicKeyJson } from "../wire/PublicKey.ts"
+import { siteUrls, toUserJson, userJsonFor } from "../wire/User.ts"
+
+export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced(function*(handlers) {
+  const accounts = yield* UserAccounts
+  const keys = yield* PublicKeys
+  const tokens = yield* AccessTokens
+  const errors = yield* ApiErrors
+  const config = yield* KilnConfig
+  const urls = siteUrls(config.rootUrl)
+
+  const listKeys = (viewer: Option.Option<User>, owner: User | undefined, query: {
+    readonly fingerprint?: string | undefined
+    readonly page?: string | undefined
+    readonly limit?: string | undefined
+  }) =>
+    Effect.gen(function*() {
+      const page = pageFromQuery(query)
+      const result = yield* keys.list({
+        ownerId: owner?.id,
+        fingerprint: query.fingerprint === "" ? undefined : query.fingerprint,
+        page
+      })
+      yield* setPagingHeaders({ total: result.total })
+      const render = userJsonFor({ user: viewer }, urls)
+      return yield* Effect.forEach(result.items, (key) =>
+        Effect.gen(function*() {
+          const privileged = Option.match(viewer, { onNone: () => false, onSome: (v) => v.isAdmin || v.id === key.ownerId })
+          if (!privileged) return toPublicKeyJson(key, config.rootUrl, undefined)
+          const keyOwner = owner !== undefined && owner.id === key.ownerId ? owner : Option.getOrUndefined(viewer)
+          return toPublicKeyJson(key, config.rootUrl, keyOwner === undefined ? undefined : render(keyOwner))
+        }))
+    })
+
+  /** Forgejo's `reqSelfOrAdmin` on the path user; runs before the account lookup's result matters. */
+  const selfOrAdmin = (name: string) =>
+    Effect.gen(function*() {
+      const caller = yield* Caller
+      const refusal = errors.forbidden("doer should be the site admin or be same as the contextUser")
+      const owner = yield* accounts.byName(name).pipe(Effect.mapError((e) => errors.notFoundPlain(e.message)))
+      if (Option.isNone(caller.principal)) return yield* refusal
+      const doer = caller.principal.value.user
+      if (!doer.isAdmin && doer.id !== owner.id) return yield* refusal
+      return { owner, principal: caller.principal.value }
+    })
+
+  /** Token creation and deletion need Basic authentication (a token passed as Basic counts). */
+  const requireBasic = (principal: Principal) =>
+    principal.method === "token" ? Effect.fail(errors.unauthorized("auth required")) : Effect.void
+
+  return handlers
+    .handle("userGetCurrent", () =>
+      Effect.map(requireSignedIn, (principal) => toUserJson(principal.user, urls, { signed: true, privileged: true })))
+    .handle("userCurrentListKeys", ({ query }) =>
+      Effect.gen(function*() {
+        const principal = yield* requireSignedIn
+        return yield* listKeys(Option.some(principal.user), principal.user, query)
+      }))
+    .handle("userSearch", ({ query }) =>
+      Effect.gen(function*() {
+        const viewer = yield* currentUser
+        const page = pageFromQuery(query)
+        const uid = formInt(query.uid)
+        const result = yield* accounts.search(viewer, { keyword: query.q ?? "", id: uid > 0 ? uid : undefined, page })
+        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        return { ok: true, data: result.items.map(userJsonFor({ user: viewer }, urls)) }
+      }))
+    .handle("userGet", ({ params }) =>
+      Effect.gen(function*() {
+        const viewer = yield* currentUser
+        const user = yield* accounts.visibleByName(viewer, params.username).pipe(
+          Effect.mapError((e) => errors.notFoundPlain(e.message))
+        )
+        return userJsonFor({ user: viewer }, urls)(user)
+      }))
+    .handle("userListKeys", ({ params, query }) =>
+      Effect.gen(function*() {
+        const viewer = yield* currentUser
+        const owner = yield* accounts.visibleByName(viewer, params.username).pipe(
+          Effect.mapError((e) => errors.notFoundPlain(e.message))
+        )
+        return yield* listKeys(viewer, owner, query)
+      }))
+    .handle("userGetTokens", ({ params, query }) =>
+      Effect.gen(function*() {
+        const { owner } = yield* selfOrAdmin(params.username)
+        const page = pageFromQuery(query)
+        const result = yield* tokens.list(owner, page)
+        yield* setPagingHeaders({ total: result.total })
+        return result.items.map((token) => toAccessTokenJson(token))
+      }))
+    .handle("userCreateToken", ({ params, payload }) =>
+      Effect.gen(function*() {
+        const { owner, principal } = yield* selfOrAdmin(params.username)
+        yield* requireBasic(principal)
+        const issued = yield* tokens.issue(owner, payload.name, payload.scopes ?? []).pipe(
+          Effect.mapError((error) => errors.badRequest(error.message))
+        )
+        return toAccessTokenJson(issued.token, issued.secret)
+      }))
+    .handle("userDeleteAccessToken", ({ params }) =>
+      Effect.gen(function*() {
+        const { owner, principal } = yield* selfOrAdmin(params.username)
+        yield* requireBasic(principal)
+        yield* tokens.revoke(owner, params.token).pipe(Effect.mapError(() => errors.notFound()))
+      }))
+}))

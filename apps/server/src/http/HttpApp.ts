@@ -1,0 +1,43 @@
+/** The HTTP application: the API, its description, the git endpoints, and the fallbacks. */
+import { Effect, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../api/Api.ts"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
+import { MiscHandlers } from "../handlers/MiscHandlers.ts"
+import { UsersHandlers } from "../handlers/UsersHandlers.ts"
+import { accessLog } from "./AccessLog.ts"
+import * as ApiErrors from "./ApiErrors.ts"
+import * as Authentication from "./Authentication.ts"
+import * as BindingErrors from "./BindingErrors.ts"
+import * as NotFoundRoute from "./NotFoundRoute.ts"
+import { requestLimits } from "./RequestLimits.ts"
+import * as SiteAdminGate from "./SiteAdminGate.ts"
+import { forgejoSecurity, forgejoSecurityDefinitions } from "./swagger/SwaggerSecurity.ts"
+import { SwaggerRoutes } from "./swagger/SwaggerRoutes.ts"
+
+const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
+
+const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer)
+
+export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(Middlewares))
+
+/** Serves every route on the HttpServer in context. */
+export const layer = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* KilnConfig
+  const errorUrl = `${config.rootUrl}api/swagger`
+  const description = SwaggerRoutes(Api, new URL(config.rootUrl).pathname, {
+    title: "Kiln API",
+    version: "1.1.1",
+    description: "Kiln serves the Forgejo API: the clients and tools made for Forgejo and Gitea work with it.",
+    securityDefinitions: forgejoSecurityDefinitions,
+    security: forgejoSecurity
+  })
+  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl))
+  return HttpRouter.serve(routes, {
+    disableLogger: true,
+    routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    middleware: (app) => accessLog(requestLimits({ maxBodySize: config.maxBodySize, errorUrl })(app))
+  })
+})).pipe(Layer.provide(ApiErrors.layer))

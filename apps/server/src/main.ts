@@ -1,0 +1,24 @@
+/** `pnpm start`: the Kiln server on the configured database and port. */
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import * as AdminBootstrap from "./AdminBootstrap.ts"
+import * as Application from "./Application.ts"
+import * as KilnConfig from "./config/KilnConfig.ts"
+import * as Database from "./Database.ts"
+import * as HttpApp from "./http/HttpApp.ts"
+
+const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* KilnConfig.KilnConfig
+  return NodeHttpServer.layer(createServer, { port: config.httpPort, host: config.httpHost })
+}))
+
+export const ServerLive = HttpApp.layer.pipe(
+  Layer.provide(AdminBootstrap.layer),
+  Layer.provideMerge(Application.layer),
+  Layer.provide(HttpServerLive),
+  Layer.provide(Database.layer),
+  Layer.provideMerge(KilnConfig.layer)
+)
+
+Layer.launch(ServerLive).pipe(NodeRuntime.runMain)
