@@ -60,7 +60,7 @@ export const layer = Layer.effect(
       return { ...principal, user: user.value }
     })
 
-    return Authentication.of((httpEffect, { endpoint }) =>
+    return Authentication.of((httpEffect, { endpoint, group }) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const credentials = parseAuthorization(request.headers["authorization"])
@@ -76,7 +76,10 @@ export const layer = Layer.effect(
         if (sudoTarget) principal = yield* sudo(principal, sudoTarget)
 
         if (Option.isSome(principal.scopes)) {
-          const categories = Context.get(endpoint.annotations, ScopeCategories)
+          // A group declares its categories; an endpoint may add its own (Forgejo nests the checks).
+          const categories = [
+            ...new Set([...Context.get(group.annotations, ScopeCategories), ...Context.get(endpoint.annotations, ScopeCategories)])
+          ]
           const required = categories.map((category) => ({ category, level: levelOf(endpoint.method) }))
           if (!hasScopes(principal.scopes.value, required)) {
             return yield* errors.forbidden(requiredScopeMessage(required))

@@ -1,7 +1,7 @@
 /**
  * Every endpoint declares the token scope categories it needs (api-facts §0.3); the level
  * follows from the method (GET/HEAD read, anything else write). Declared on groups with
- * `.annotate(ScopeCategories, ["admin"])`; checked for token callers by the authentication middleware.
+ * `.annotate(ScopeCategories, ["admin"])` (endpoints may add categories); checked for token callers by the authentication middleware.
  */
 import { Context } from "effect"
 import type { ScopeCategory } from "@kiln/domain/auth/AccessTokenScope"
