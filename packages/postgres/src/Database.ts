@@ -1,0 +1,126 @@
+/**
+ * The database Kiln runs on: a PostgreSQL server when a URL is configured, otherwise PGlite
+ * persisted in the data directory. Both are reached through `@effect/sql-pg`, so every query,
+ * migration and store runs the same SQL on both.
+ */
+import { PGlite } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import type * as Scope from "effect/Scope"
+import { SqlClient, type SqlError } from "effect/sql"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as ConnectionUrl from "./ConnectionUrl.ts"
+import * as DataDirLock from "./DataDirLock.ts"
+import * as PgliteBridge from "./PgliteBridge.ts"
+
+export class DatabaseOpenFailed extends Schema.TaggedError<DatabaseOpenFailed>()("DatabaseOpenFailed", {
+  path: Schema.String,
+  cause: Schema.Unknown
+}) {
+  override get message(): string {
+    return `could not open the database in ${this.path}: ${String(this.cause)}`
+  }
+}
+
+export type Client = PgClient.PgClient | SqlClient.SqlClient
+
+/** Extensions PGlite must load at start: later schema needs trigram indexes. */
+const pgliteExtensions = { pg_trgm }
+
+// Any constant: advisory lock keys are per database, and this one only guards extension setup.
+const extensionLockKey = 0x6b696c6f // "kilo"
+
+/**
+ * `CREATE EXTENSION IF NOT EXISTS` is not safe against itself: two processes starting together
+ * can both miss the extension and one then fails on a unique index. The lock serialises them.
+ */
+const ensureExtensions = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT pg_advisory_xact_lock(${extensionLockKey})`
+    yield* sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`
+  }))
+})
+
+const withExtensions = <E>(client: Layer.Layer<Client, E>): Layer.Layer<Client, E | SqlError.SqlError> =>
+  Layer.effectDiscard(ensureExtensions).pipe(Layer.provideMerge(client))
+
+/**
+ * A PostgreSQL server. Pool settings come from bench/pkLookup.ts (64 fibers doing PK lookups on
+ * loopback): pipelining (`multiplex`) is what pays, not more connections — see the figures there.
+ */
+export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client, SqlError.SqlError> =>
+  withExtensions(PgClient.layer({
+    url,
+    ...ConnectionUrl.defaultNames(url),
+    maxConnections: 4,
+    multiplex: true
+  }))
+
+/** A PGlite instance, closed when the scope ends (PGlite on disk only flushes on a clean close). */
+export const openPglite = (options: {
+  readonly dataDir?: string
+  readonly loadDataDir?: Blob
+}): Effect.Effect<PGlite, DatabaseOpenFailed, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () =>
+        PGlite.create({
+          extensions: pgliteExtensions,
+          ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+          ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir })
+        }),
+      catch: (cause) => new DatabaseOpenFailed({ path: options.dataDir ?? "memory://", cause })
+    }),
+    (db) =>
+      Effect.promise(async () => {
+        // Connections reset the shared session as they close; let them finish before shutting down.
+        await Promise.race([PgliteBridge.whenClosed(db), new Promise((resolve) => setTimeout(resolve, 5_000))])
+        await db.close()
+      })
+  )
+
+/**
+ * `PgClient` over an open PGlite. One connection: PGlite is a single session, so more connections
+ * would only queue on the bridge's lock, and a closing one would discard the others' statements.
+ */
+export const layerPgliteClient = (db: PGlite): Layer.Layer<Client, SqlError.SqlError> =>
+  withExtensions(PgClient.layer({
+    stream: () => PgliteBridge.connect(db),
+    username: "postgres",
+    database: "postgres",
+    maxConnections: 1,
+    minConnections: 1,
+    idleTimeout: "1 hour"
+  }))
+
+/** PGlite stored under `<dataDir>/db`, locked against other processes. */
+export const layerPglite = (
+  dataDir: string
+): Layer.Layer<Client, SqlError.SqlError | DataDirLock.DataDirInUse | DataDirLock.DataDirLockFailed | DatabaseOpenFailed> =>
+  Layer.unwrap(Effect.gen(function*() {
+    yield* DataDirLock.acquire(dataDir)
+    const path = Path.resolve(dataDir, "db")
+    yield* Effect.try({
+      try: () => Fs.mkdirSync(path, { recursive: true }),
+      catch: (cause) => new DatabaseOpenFailed({ path, cause })
+    })
+    const db = yield* openPglite({ dataDir: path })
+    return layerPgliteClient(db)
+  }))
+
+export interface Options {
+  /** A `postgres://` URL; without one, PGlite in `dataDir` is used. */
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly dataDir: string
+}
+
+export const layer = (
+  options: Options
+): Layer.Layer<Client, SqlError.SqlError | DataDirLock.DataDirInUse | DataDirLock.DataDirLockFailed | DatabaseOpenFailed> =>
+  Option.match(options.databaseUrl, {
+    onNone: () => layerPglite(options.dataDir),
+    onSome: layerServer
+  })

@@ -1,0 +1,54 @@
+/**
+ * A fresh database for each test file, for the tests of every package:
+ *
+ *   layer(Migrations.layer(loader).pipe(Layer.provideMerge(TestDatabase.layer)))("...", (it) => ...)
+ *
+ * By default it is PGlite restored from the run's snapshot (see globalSetup.ts). With
+ * KILN_TEST_DATABASE_URL set (e.g. postgres://postgres@127.0.0.1:5432/test) it is a new database
+ * `kiln_t_<random>` created through that server and dropped afterwards, so parallel files and
+ * parallel runs never share one. No migrations are applied here: callers add their own.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import * as Fs from "node:fs"
+import { inject } from "vitest"
+import * as ConnectionUrl from "../ConnectionUrl.ts"
+import * as Database from "../Database.ts"
+import * as PgliteSnapshot from "./PgliteSnapshot.ts"
+
+/** PGlite restored from the snapshot, closed with the scope. */
+export const pglite = Effect.gen(function*() {
+  const snapshot = inject("kilnPgliteSnapshot") ?? (yield* Effect.promise(PgliteSnapshot.ensure))
+  const loadDataDir = new Blob([Fs.readFileSync(snapshot)])
+  return yield* Database.openPglite({ loadDataDir })
+})
+
+const layerPglite: Layer.Layer<Database.Client, SqlError.SqlError | Database.DatabaseOpenFailed> = Layer.unwrap(
+  Effect.map(pglite, Database.layerPgliteClient)
+)
+
+/** One connection to the database `url` names, for creating and dropping the test databases. */
+export const adminLayer = (url: Redacted.Redacted<string>): Layer.Layer<Database.Client, SqlError.SqlError> =>
+  PgClient.layer({ url, ...ConnectionUrl.defaultNames(url), maxConnections: 1 })
+
+/** A database of its own on the server at `url`, dropped when the scope closes. */
+export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Database.Client, SqlError.SqlError> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const admin = Context.get(yield* Layer.build(adminLayer(url)), SqlClient.SqlClient)
+    const name = `kiln_t_${randomBytes(8).toString("hex")}`
+    yield* Effect.acquireRelease(
+      admin`CREATE DATABASE ${admin(name)}`,
+      // FORCE: a connection that outlived its pool must not keep the database alive.
+      () => Effect.ignore(admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`)
+    )
+    return Database.layerServer(ConnectionUrl.withDatabase(url, name))
+  }))
+
+export const layer: Layer.Layer<Database.Client, SqlError.SqlError | Database.DatabaseOpenFailed> = Layer.unwrap(
+  Effect.sync(() => {
+    const url = process.env["KILN_TEST_DATABASE_URL"]
+    return url ? layerServer(Redacted.make(url)) : layerPglite
+  })
+)
