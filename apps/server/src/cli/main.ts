@@ -1,0 +1,64 @@
+/**
+ * `pnpm kiln admin user create|list`: administration without the server, on the embedded data
+ * dir (the server must be stopped: the data dir admits one process) or on DATABASE_URL.
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Console, Effect, Layer, Redacted } from "effect"
+import { Command, Flag } from "effect/cli"
+import { pageRequest } from "@kiln/domain/Paging"
+import { UserAccounts } from "@kiln/domain/user/UserAccounts"
+import * as Application from "../Application.ts"
+import * as KilnConfig from "../config/KilnConfig.ts"
+import * as Database from "../Database.ts"
+
+const ApplicationLive = Application.layer.pipe(Layer.provide(Database.layer), Layer.provide(KilnConfig.layer))
+
+const create = Command.make(
+  "create",
+  {
+    username: Flag.String("username").pipe(Flag.withDescription("Name of the new user")),
+    password: Flag.String("password").pipe(Flag.withDescription("Its password (at least 8 characters)")),
+    email: Flag.String("email").pipe(Flag.withDescription("Its e-mail address")),
+    admin: Flag.Boolean("admin").pipe(Flag.withDescription("Make it a site administrator"), Flag.withDefault(false)),
+    mustChangePassword: Flag.Boolean("must-change-password").pipe(
+      Flag.withDescription("Require a password change before the API can be used"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fnUntraced(function*(flags) {
+    const accounts = yield* UserAccounts
+    const user = yield* accounts.create({
+      username: flags.username,
+      email: flags.email,
+      password: Redacted.make(flags.password),
+      isAdmin: flags.admin,
+      mustChangePassword: flags.mustChangePassword
+    }).pipe(Effect.catch((error) => Effect.die(new Error(`cannot create ${flags.username}: ${error.message}`))))
+    yield* Console.log(`created ${user.isAdmin ? "site administrator" : "user"} ${user.name} (id ${user.id})`)
+  }, Effect.provide(ApplicationLive))
+).pipe(Command.withDescription("Create a user"))
+
+const list = Command.make(
+  "list",
+  { admins: Flag.Boolean("admin").pipe(Flag.withDescription("Only site administrators"), Flag.withDefault(false)) },
+  Effect.fnUntraced(function*(flags) {
+    const accounts = yield* UserAccounts
+    let page = 1
+    yield* Console.log("ID\tUsername\tEmail\tIsAdmin")
+    while (true) {
+      const result = yield* accounts.list({ sort: "oldest", page: pageRequest(page, 50) })
+      for (const user of result.items) {
+        if (flags.admins && !user.isAdmin) continue
+        yield* Console.log(`${user.id}\t${user.name}\t${user.email}\t${user.isAdmin}`)
+      }
+      if (page * 50 >= result.total) break
+      page++
+    }
+  }, Effect.provide(ApplicationLive))
+).pipe(Command.withDescription("List users"))
+
+const user = Command.make("user").pipe(Command.withSubcommands([create, list]), Command.withDescription("Manage users"))
+const admin = Command.make("admin").pipe(Command.withSubcommands([user]), Command.withDescription("Administration"))
+const kiln = Command.make("kiln").pipe(Command.withSubcommands([admin]), Command.withDescription("Kiln's command line"))
+
+kiln.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)
