@@ -1,0 +1,5 @@
+export { generatedKeyPath } from "./InstanceKeyFile.ts"
+export { noSigningKey, openPgpSigningKey } from "./OpenPgpSigningKey.ts"
+export type { SigningKeyMode, SigningKeysConfig } from "./SigningKeysConfig.ts"
+export { SigningKeysLive } from "./SigningKeysLive.ts"
+export { SigningKeyStartupFailed } from "./SigningKeyStartupFailed.ts"
