@@ -1,0 +1,68 @@
+/**
+ * The renderer: unified with remark-parse and Forgejo's GFM syntax, Forgejo's markdown transforms
+ * (heading ids, link and image resolution, task lists, footnotes, line breaks), remark-rehype with
+ * raw HTML re-parsed as an HTML5 parser would, the post-processing pass for `gfm` and `comment`,
+ * the sanitizer, and rehype-stringify. Synchronous and pure: the worker threads run it.
+ */
+import type { RenderRequest } from "@kiln/domain/markdown/RenderRequest"
+import type { Root as HastRoot } from "hast"
+import { raw } from "hast-util-raw"
+import type { Root as MdastRoot } from "mdast"
+import rehypeStringify from "rehype-stringify"
+import remarkParse from "remark-parse"
+import remarkRehype from "remark-rehype"
+import { unified } from "unified"
+import { makeIdTable } from "./ForgejoSlug.ts"
+import { postProcess } from "./postprocess/PostProcess.ts"
+import { renderSettings, type RenderSettings } from "./RenderSettings.ts"
+import { sanitize } from "./Sanitizer.ts"
+import { makeCodeHandler } from "./syntax/CodeBlocks.ts"
+import { arrangeFootnotes, footnoteReferenceHandler } from "./syntax/Footnotes.ts"
+import { forgejoGfm } from "./syntax/ForgejoGfm.ts"
+import { hardenLineBreaks } from "./syntax/HardLineBreaks.ts"
+import { assignHeadingIds } from "./syntax/HeadingIds.ts"
+import { resolveLinks } from "./syntax/LinkResolution.ts"
+import { arrangeTaskListItems, markTaskListItems } from "./syntax/TaskListItems.ts"
+
+/** Go's `util.NormalizeEOL`. */
+const normalizeLineEndings = (text: string): string => text.replace(/\r\n?/g, "\n")
+
+const hasRawNodes = (node: HastRoot | HastRoot["children"][number]): boolean =>
+  node.type === "raw" || ("children" in node && node.children.some(hasRawNodes))
+
+const markdownTransforms = (source: string, settings: RenderSettings) => (tree: MdastRoot): void => {
+  const ids = makeIdTable()
+  assignHeadingIds(tree, source, ids)
+  resolveLinks(tree, settings)
+  markTaskListItems(tree, source)
+  arrangeFootnotes(tree, ids)
+  if (settings.kind !== "document") hardenLineBreaks(tree)
+}
+
+const htmlTransforms = (settings: RenderSettings) => (tree: HastRoot): HastRoot => {
+  // Raw HTML is parsed in place as Forgejo's post-processing re-parses its HTML.
+  const parsed = hasRawNodes(tree) ? raw(tree) : tree
+  const root: HastRoot = parsed.type === "root" ? parsed : { type: "root", children: [] }
+  arrangeTaskListItems(root)
+  if (settings.kind !== "raw") postProcess(root, settings)
+  return sanitize(root)
+}
+
+/** Renders to sanitized HTML; `mentionable` are the `@names` that exist (see `mentionCandidates`). */
+export const renderMarkdown = (request: RenderRequest, mentionable: ReadonlySet<string>): string => {
+  if (request.text === "") return ""
+  const source = normalizeLineEndings(request.text)
+  const settings = renderSettings(request, mentionable)
+  const processor = unified()
+    .use(remarkParse)
+    .use(forgejoGfm)
+    .use(() => markdownTransforms(source, settings))
+    .use(remarkRehype, {
+      allowDangerousHtml: true,
+      handlers: { code: makeCodeHandler(source), footnoteReference: footnoteReferenceHandler }
+    })
+    .use(() => htmlTransforms(settings))
+    .use(rehypeStringify)
+  const html = String(processor.processSync(source))
+  return html === "" || html.endsWith("\n") ? html : `${html}\n`
+}

@@ -1,0 +1,135 @@
+/**
+ * A fixed pool of render workers (one per core by default) so rendering never blocks the event
+ * loop. Jobs queue when every worker is busy. A render that overruns the time limit is answered
+ * `TimedOut`; its worker is terminated and replaced.
+ */
+import type { RenderRequest } from "@kiln/domain/markdown/RenderRequest"
+import { availableParallelism } from "node:os"
+import { Worker } from "node:worker_threads"
+import type { RenderJob, WorkerMessage } from "./RenderMessages.ts"
+
+export type RenderOutcome =
+  | { readonly _tag: "Rendered"; readonly html: string }
+  | { readonly _tag: "TimedOut" }
+
+export interface WorkerPoolOptions {
+  readonly size?: number | undefined
+  readonly timeoutMillis: number
+  /** Deep nesting needs a deeper stack than a worker's default 4 MB. */
+  readonly stackSizeMb?: number | undefined
+}
+
+export interface WorkerPool {
+  readonly size: number
+  readonly render: (request: RenderRequest, mentionable: ReadonlyArray<string>, signal?: AbortSignal) => Promise<RenderOutcome>
+  /** Workers replaced after overrunning the time limit, since the pool started. */
+  readonly replacements: () => number
+  readonly close: () => Promise<void>
+}
+
+interface Pending {
+  readonly job: RenderJob
+  readonly resolve: (outcome: RenderOutcome) => void
+  readonly reject: (error: Error) => void
+}
+
+interface Slot {
+  worker: Worker
+  ready: boolean
+  current: Pending | undefined
+  timer: NodeJS.Timeout | undefined
+}
+
+const workerUrl = new URL("./RenderWorker.ts", import.meta.url)
+
+export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
+  const size = Math.max(1, options.size ?? availableParallelism())
+  const queue: Array<Pending> = []
+  const slots: Array<Slot> = []
+  let nextId = 0
+  let replaced = 0
+  let closed = false
+
+  const dispatch = (): void => {
+    for (const slot of slots) {
+      if (!slot.ready || slot.current !== undefined) continue
+      const pending = queue.shift()
+      if (pending === undefined) return
+      slot.current = pending
+      slot.timer = setTimeout(() => overrun(slot), options.timeoutMillis)
+      slot.worker.postMessage(pending.job)
+    }
+  }
+
+  const finish = (slot: Slot): Pending | undefined => {
+    const pending = slot.current
+    clearTimeout(slot.timer)
+    slot.current = undefined
+    slot.timer = undefined
+    return pending
+  }
+
+  const replace = (slot: Slot): void => {
+    const old = slot.worker
+    old.removeAllListeners()
+    void old.terminate()
+    if (closed) return
+    replaced++
+    attach(slot, spawn())
+  }
+
+  const overrun = (slot: Slot): void => {
+    finish(slot)?.resolve({ _tag: "TimedOut" })
+    replace(slot)
+  }
+
+  const spawn = (): Worker =>
+    new Worker(workerUrl, { resourceLimits: { stackSizeMb: options.stackSizeMb ?? 64 } })
+
+  const attach = (slot: Slot, worker: Worker): void => {
+    slot.worker = worker
+    slot.ready = false
+    worker.on("message", (message: WorkerMessage) => {
+      if (message._tag === "Ready") slot.ready = true
+      else if (slot.current?.job.id === message.id) finish(slot)?.resolve({ _tag: "Rendered", html: message.html })
+      dispatch()
+    })
+    worker.on("error", (error) => {
+      finish(slot)?.reject(error)
+      replace(slot)
+      dispatch()
+    })
+  }
+
+  for (let i = 0; i < size; i++) {
+    const slot: Slot = { worker: spawn(), ready: false, current: undefined, timer: undefined }
+    attach(slot, slot.worker)
+    slots.push(slot)
+  }
+
+  return {
+    size,
+    render: (request, mentionable, signal) =>
+      new Promise<RenderOutcome>((resolve, reject) => {
+        if (closed) return reject(new Error("the markdown worker pool is closed"))
+        const pending: Pending = { job: { id: nextId++, request, mentionable }, resolve, reject }
+        queue.push(pending)
+        // A caller that goes away before its turn leaves the queue.
+        signal?.addEventListener("abort", () => {
+          const index = queue.indexOf(pending)
+          if (index !== -1) queue.splice(index, 1)
+        }, { once: true })
+        dispatch()
+      }),
+    replacements: () => replaced,
+    close: async () => {
+      closed = true
+      for (const pending of queue.splice(0)) pending.reject(new Error("the markdown worker pool is closed"))
+      await Promise.all(slots.map(async (slot) => {
+        finish(slot)?.reject(new Error("the markdown worker pool is closed"))
+        slot.worker.removeAllListeners()
+        await slot.worker.terminate()
+      }))
+    }
+  }
+}
