@@ -159,6 +159,7 @@ const sweepLeftovers = (root: string) =>
   })
 
 const hexId = /^[0-9a-f]+$/
+const fullId = /^[0-9a-f]{40}$/
 
 export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
   Effect.gen(function*() {
@@ -182,8 +183,11 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
     const validBranchName = (name: string) =>
       isValidRefName(name) ? Effect.void : Effect.fail(new Invalid({ message: `invalid branch name: ${name}` }))
 
-    const commitAt = (gitdir: string, cache: object, id: string) =>
-      lookup(() => readCommitInfo(gitdir, cache, id), () => new NotFound({ message: `commit does not exist [id: ${id}]` }))
+    const commitAt = (gitdir: string, cache: object, id: string) => {
+      const missing = () => new NotFound({ message: `commit does not exist [id: ${id}]` })
+      // Only a full id reaches isomorphic-git, which would otherwise build a file path from it.
+      return fullId.test(id) ? lookup(() => readCommitInfo(gitdir, cache, id), missing) : Effect.fail(missing())
+    }
 
     const refIds = (gitdir: string) => io("read refs", () => readRefs(command, gitdir))
 
@@ -198,7 +202,11 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
     }
 
     const resolve = async (gitdir: string, cache: object, ref: string): Promise<CommitInfo | undefined> => {
-      const candidates = ref === "HEAD" || ref.startsWith("refs/") ? [ref] : [`refs/heads/${ref}`, `refs/tags/${ref}`]
+      // Ref names are checked first: isomorphic-git reads refs as files, so `..` must not get there.
+      const candidates = ref === "HEAD" ? [ref]
+        : !isValidRefName(ref) ? []
+        : ref.startsWith("refs/") ? [ref]
+        : [`refs/heads/${ref}`, `refs/tags/${ref}`]
       for (const candidate of candidates) {
         const found = await commitOfRef(gitdir, cache, candidate)
         if (found !== undefined) return found
@@ -373,7 +381,7 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
             if (existing.startsWith(`${ref}/`) || ref.startsWith(`${existing}/`)) return yield* sameName
           }
           // Zero as the old value: git refuses if the branch appeared since we looked.
-          const result = yield* updateRef(gitdir, ["-m", "kiln: create branch", ref, target.id, ZeroId])
+          const result = yield* updateRef(gitdir, [ref, target.id, ZeroId])
           if (result.exitCode === 0) return
           if (result.stderr.includes("reference already exists")) {
             return yield* new AlreadyExists({ message: "The branch already exists." })
@@ -392,7 +400,7 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
           const moved = (at: string) =>
             new Conflict({ message: `branch ${name} is at ${at}, not at ${expectedId ?? at}` })
           if (expectedId !== undefined && expectedId !== current) return yield* moved(current)
-          const result = yield* updateRef(gitdir, ["-m", "kiln: delete branch", "-d", ref, current])
+          const result = yield* updateRef(gitdir, ["-d", ref, current])
           if (result.exitCode === 0) return
           if (result.stderr.includes("but expected")) return yield* moved("a newer commit")
           return yield* new GitStorageFailure({ operation: "delete branch", message: result.stderr.trim() })

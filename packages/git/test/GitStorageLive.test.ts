@@ -204,7 +204,7 @@ describe("GitStorageLive", () => {
         assert.strictEqual((yield* repos.resolveCommit(location, ref)).id, second, ref)
       }
       assert.strictEqual((yield* repos.resolveCommit(location, initial.slice(0, 8))).id, initial)
-      for (const ref of ["nope", "feature", "0000000", "abc", "refs/heads/nope", "f".repeat(40)]) {
+      for (const ref of ["nope", "feature", "0000000", "abc", "refs/heads/nope", "f".repeat(40), "../../config", "refs/heads/../../HEAD"]) {
         assert.strictEqual((yield* Effect.flip(repos.resolveCommit(location, ref)))._tag, "NotFound", ref)
       }
 
@@ -216,6 +216,8 @@ describe("GitStorageLive", () => {
       assert.deepStrictEqual(yield* repos.readFile(location, second, "README.md/x"), Option.none())
       assert.strictEqual((yield* Effect.flip(repos.readFile(location, "1".repeat(40), "README.md")))._tag, "NotFound")
       assert.strictEqual((yield* Effect.flip(repos.commitInfo(location, "1".repeat(40))))._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(repos.commitInfo(location, "../../../HEAD")))._tag, "NotFound")
+      assert.deepStrictEqual(yield* repos.readFile(location, second, "../config"), Option.none())
     }))
 
   it.effect("creates and deletes branches with git's compare-and-swap", () =>
