@@ -1,6 +1,6 @@
 /** `pnpm start`: the Kiln server on the configured database and port. */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import { createServer } from "node:http"
 import * as AdminBootstrap from "./AdminBootstrap.ts"
 import * as Application from "./Application.ts"
@@ -18,7 +18,9 @@ export const ServerLive = HttpApp.layer.pipe(
   Layer.provideMerge(Application.layer),
   Layer.provide(HttpServerLive),
   Layer.provide(Database.layer),
-  Layer.provideMerge(KilnConfig.layer)
+  Layer.provideMerge(KilnConfig.layer),
+  // One JSON object per line: the access log and every other log line are machine-readable.
+  Layer.provide(Logger.layer([Logger.consoleJson]))
 )
 
 Layer.launch(ServerLive).pipe(NodeRuntime.runMain)

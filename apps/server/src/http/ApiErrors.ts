@@ -10,22 +10,22 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 const body = { message: Schema.String, url: Schema.String }
 
 export class ApiBadRequest extends Schema.Error<ApiBadRequest>("ApiBadRequest")(body, { httpApiStatus: 400 }) {}
-export class ApiUnauthorized extends Schema.Error<ApiUnauthorized>("ApiUnauthorized")(body, { httpApiStatus: 401 }) {}
+export class ApiUnauthorized extends Schema.Error<ApiUnauthorized>("APIUnauthorizedError")(body, { httpApiStatus: 401 }) {}
 /** Some gates (sudo, account state) answer with a bare `{"message"}`, so `url` is optional. */
-export class ApiForbidden extends Schema.Error<ApiForbidden>("ApiForbidden")({
+export class ApiForbidden extends Schema.Error<ApiForbidden>("APIForbiddenError")({
   message: Schema.String,
   url: Schema.optionalKey(Schema.String)
 }, { httpApiStatus: 403 }) {}
-export class ApiNotFound extends Schema.Error<ApiNotFound>("ApiNotFound")({
+export class ApiNotFound extends Schema.Error<ApiNotFound>("APINotFound")({
   message: Schema.String,
   url: Schema.String,
   errors: Schema.optionalKey(Schema.Array(Schema.String))
 }, { httpApiStatus: 404 }) {}
 export class ApiConflict extends Schema.Error<ApiConflict>("ApiConflict")(body, { httpApiStatus: 409 }) {}
 export class ApiPayloadTooLarge extends Schema.Error<ApiPayloadTooLarge>("ApiPayloadTooLarge")(body, { httpApiStatus: 413 }) {}
-export class ApiValidationFailed extends Schema.Error<ApiValidationFailed>("ApiValidationFailed")(body, { httpApiStatus: 422 }) {}
+export class ApiValidationFailed extends Schema.Error<ApiValidationFailed>("APIValidationError")(body, { httpApiStatus: 422 }) {}
 export class ApiLocked extends Schema.Error<ApiLocked>("ApiLocked")(body, { httpApiStatus: 423 }) {}
-export class ApiInternalError extends Schema.Error<ApiInternalError>("ApiInternalError")(body, { httpApiStatus: 500 }) {}
+export class ApiInternalError extends Schema.Error<ApiInternalError>("APIError")(body, { httpApiStatus: 500 }) {}
 
 export type ApiError =
   | ApiBadRequest
