@@ -3,7 +3,8 @@ import * as Migrations from "../Migrations.ts"
 import accounts from "./0001_accounts.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
-  "0001_accounts": accounts
+  "0001_accounts": accounts,
+  "0002_organizations": (await import("./0002_organizations.ts")).default
 })
 
 export const layer = Migrations.layer(loader)

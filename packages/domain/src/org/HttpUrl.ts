@@ -1,0 +1,44 @@
+/**
+ * Forgejo's `IsValidURL` (binding rule `ValidUrl`, webhook `config.url`): Go's
+ * `url.ParseRequestURI` must accept the text, the scheme must be http or https, and a port, if
+ * any, must be digits. [modules/validation/helpers.go, modules/validation/binding.go]
+ * This follows Go's parser closely enough for the rule: control characters, bad `%` escapes,
+ * characters Go refuses in a host, and non-numeric ports fail; a rootless `http:x` passes, as in Go.
+ */
+
+const schemePattern = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s
+const controlPattern = /[\x00-\x1f\x7f]/
+const badEscapePattern = /%(?![0-9A-Fa-f]{2})/
+// ASCII characters Go's `shouldEscape(c, encodeHost)` rejects in a host name (`%` is checked as an escape).
+const badHostPattern = /[ #^`{|}\\]/
+
+const validHost = (host: string): boolean => {
+  if (badEscapePattern.test(host)) return false
+  if (host.startsWith("[")) {
+    const close = host.indexOf("]")
+    if (close < 0) return false
+    const rest = host.slice(close + 1)
+    return rest === "" || /^:[0-9]*$/.test(rest)
+  }
+  const colon = host.lastIndexOf(":")
+  if (colon >= 0 && !/^[0-9]*$/.test(host.slice(colon + 1))) return false
+  return !badHostPattern.test(host)
+}
+
+export const isValidHttpUrl = (text: string): boolean => {
+  if (controlPattern.test(text)) return false
+  const parsed = schemePattern.exec(text)
+  if (parsed === null) return false
+  const scheme = (parsed[1] ?? "").toLowerCase()
+  if (scheme !== "http" && scheme !== "https") return false
+  // Go cuts the query off first; `#` stays part of the path for a request URI.
+  const rest = (parsed[2] ?? "").split("?")[0] ?? ""
+  if (!rest.startsWith("/")) return true
+  if (!rest.startsWith("//")) return !badEscapePattern.test(rest)
+  const authorityAndPath = rest.slice(2)
+  const slash = authorityAndPath.indexOf("/")
+  const authority = slash < 0 ? authorityAndPath : authorityAndPath.slice(0, slash)
+  const path = slash < 0 ? "" : authorityAndPath.slice(slash)
+  const host = authority.slice(authority.lastIndexOf("@") + 1)
+  return validHost(host) && !badEscapePattern.test(path)
+}

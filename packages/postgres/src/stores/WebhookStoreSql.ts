@@ -1,0 +1,132 @@
+/** WebhookStore on Postgres: events stored comma-joined; the secret is written and read only by `secretOf`. */
+import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import {
+  type HookContentType,
+  type HookEventSwitch,
+  type HookType,
+  isHookContentType,
+  isHookEventSwitch,
+  isHookType,
+  type SlackSettings,
+  type Webhook,
+  type WebhookChanges
+} from "@kiln/domain/org/Webhook"
+import { WebhookStore } from "@kiln/domain/org/WebhookStore"
+import { offsetOf } from "@kiln/domain/Paging"
+import { int, totalOf } from "./Rows.ts"
+
+interface WebhookRow {
+  readonly id: unknown
+  readonly owner_id: unknown
+  readonly type: string
+  readonly url: string
+  readonly content_type: string
+  readonly events: string
+  readonly branch_filter: string
+  readonly authorization_header: string
+  readonly active: boolean
+  readonly is_system_webhook: boolean
+  readonly slack_channel: string | null
+  readonly slack_username: string
+  readonly slack_icon_url: string
+  readonly slack_color: string
+  readonly created_at: unknown
+  readonly updated_at: unknown
+}
+
+// The secret is deliberately not among them.
+const WEBHOOK_COLUMNS = `id, owner_id, type, url, content_type, events, branch_filter, authorization_header, active,
+  is_system_webhook, slack_channel, slack_username, slack_icon_url, slack_color, created_at, updated_at`
+
+// Only values the domain produced are written, so unknown ones cannot occur; they fall back harmlessly.
+const typeOf = (text: string): HookType => isHookType(text) ? text : "forgejo"
+const contentTypeOf = (text: string): HookContentType => isHookContentType(text) ? text : "json"
+const eventsOf = (text: string): ReadonlyArray<HookEventSwitch> => text.split(",").filter(isHookEventSwitch)
+
+const toWebhook = (row: WebhookRow): Webhook => ({
+  id: int(row.id),
+  ownerId: int(row.owner_id),
+  type: typeOf(row.type),
+  url: row.url,
+  contentType: contentTypeOf(row.content_type),
+  events: eventsOf(row.events),
+  branchFilter: row.branch_filter,
+  authorizationHeader: row.authorization_header,
+  active: row.active,
+  isSystemWebhook: row.is_system_webhook,
+  slack: row.slack_channel === null
+    ? undefined
+    : { channel: row.slack_channel, username: row.slack_username, iconUrl: row.slack_icon_url, color: row.slack_color },
+  createdAt: int(row.created_at),
+  updatedAt: int(row.updated_at)
+})
+
+const slackColumns = (slack: SlackSettings | undefined) => ({
+  slack_channel: slack === undefined ? null : slack.channel,
+  slack_username: slack?.username ?? "",
+  slack_icon_url: slack?.iconUrl ?? "",
+  slack_color: slack?.color ?? ""
+})
+
+const changedColumns = (changes: WebhookChanges) => ({
+  url: changes.url,
+  content_type: changes.contentType,
+  events: changes.events.join(","),
+  branch_filter: changes.branchFilter,
+  authorization_header: changes.authorizationHeader,
+  active: changes.active,
+  ...slackColumns(changes.slack),
+  updated_at: changes.updatedAt
+})
+
+export const layer = Layer.effect(
+  WebhookStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(WEBHOOK_COLUMNS)
+    const first = (rows: ReadonlyArray<WebhookRow>) => Option.map(Option.fromNullishOr(rows[0]), toWebhook)
+    const only = (rows: ReadonlyArray<WebhookRow>) =>
+      Option.match(first(rows), { onNone: () => Effect.die("webhook row missing"), onSome: Effect.succeed })
+
+    return WebhookStore.of({
+      insert: (hook) =>
+        sql<WebhookRow>`INSERT INTO webhooks ${
+          sql.insert({
+            owner_id: hook.ownerId,
+            type: hook.type,
+            secret: hook.secret,
+            is_system_webhook: hook.isSystemWebhook,
+            created_at: hook.createdAt,
+            ...changedColumns(hook)
+          })
+        } RETURNING ${columns}`.pipe(Effect.orDie, Effect.flatMap(only)),
+      update: (id, changes) =>
+        sql<WebhookRow>`UPDATE webhooks SET ${sql.update(changedColumns(changes))} WHERE id = ${id} RETURNING ${columns}`.pipe(
+          Effect.orDie,
+          Effect.flatMap(only)
+        ),
+      findForOwner: (ownerId, id) =>
+        sql<WebhookRow>`SELECT ${columns} FROM webhooks WHERE owner_id = ${ownerId} AND id = ${id}`.pipe(
+          Effect.map(first),
+          Effect.orDie
+        ),
+      listForOwner: (ownerId, page) =>
+        Effect.all([
+          sql<WebhookRow>`SELECT ${columns} FROM webhooks WHERE owner_id = ${ownerId}
+            ORDER BY id LIMIT ${page.limit} OFFSET ${offsetOf(page)}`,
+          sql<{ total: unknown }>`SELECT count(*) AS total FROM webhooks WHERE owner_id = ${ownerId}`
+        ]).pipe(Effect.map(([rows, counted]) => ({ items: rows.map(toWebhook), total: totalOf(counted) })), Effect.orDie),
+      removeForOwner: (ownerId, id) =>
+        sql<{ id: unknown }>`DELETE FROM webhooks WHERE owner_id = ${ownerId} AND id = ${id} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
+      secretOf: (id) =>
+        sql<{ secret: string }>`SELECT secret FROM webhooks WHERE id = ${id}`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => row.secret)),
+          Effect.orDie
+        )
+    })
+  })
+)
