@@ -1,10 +1,11 @@
 /** Kiln's schema, in order. Each migration runs once, inside a transaction, at start-up. */
 import * as Migrations from "../Migrations.ts"
 import accounts from "./0001_accounts.ts"
+import organizations from "./0002_organizations.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
-  "0002_organizations": (await import("./0002_organizations.ts")).default
+  "0002_organizations": organizations
 })
 
 export const layer = Migrations.layer(loader)
