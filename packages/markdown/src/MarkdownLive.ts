@@ -9,8 +9,8 @@ import { MentionableUsers } from "@kiln/domain/markdown/MentionableUsers"
 import { type MarkdownInput, renderKindOf, renderRequest } from "@kiln/domain/markdown/RenderRequest"
 import { Effect, Layer } from "effect"
 import { mentionCandidates } from "./postprocess/Mentions.ts"
-import { makeRenderCache, renderCacheKey } from "./RenderCache.ts"
-import { makeWorkerPool } from "./worker/WorkerPool.ts"
+import { makeRenderCache, type RenderCache, renderCacheKey } from "./RenderCache.ts"
+import { makeWorkerPool, type WorkerPool } from "./worker/WorkerPool.ts"
 
 export interface MarkdownOptions {
   /** KILN_MARKDOWN_MAX_SIZE: the largest text accepted, in UTF-8 bytes. */
@@ -30,6 +30,42 @@ export interface MarkdownOptions {
 
 const defaultCache = { maxEntries: 256, maxChars: 32 * 1024 * 1024, ttlMillis: 60_000 }
 
+/** The service over a running pool and a cache (the pool's time limit is `options.timeoutMillis`). */
+export const makeMarkdown = (
+  options: MarkdownOptions,
+  pool: WorkerPool,
+  cache: RenderCache,
+  users: MentionableUsers["Service"]
+): Markdown["Service"] => {
+  const render = Effect.fn("Markdown.render")(function*(input: MarkdownInput) {
+    if (input.text === "") return ""
+    const size = Buffer.byteLength(input.text, "utf8")
+    if (size > options.maxSize) {
+      return yield* new MarkdownTooLarge({
+        message: `markdown text is ${size} bytes, more than the limit of ${options.maxSize} bytes`,
+        size,
+        limit: options.maxSize
+      })
+    }
+    const request = renderRequest(input, options.rootUrl)
+    const candidates = renderKindOf(request.mode) === "raw" ? [] : mentionCandidates(request.text)
+    const mentionable = candidates.length === 0 ? new Set<string>() : yield* users.existing(candidates)
+    const key = renderCacheKey(request, mentionable)
+    const cached = cache.get(key)
+    if (cached !== undefined) return cached
+    const outcome = yield* Effect.promise((signal) => pool.render(request, [...mentionable], signal))
+    if (outcome._tag === "TimedOut") {
+      return yield* new MarkdownTimeout({
+        message: `rendering the markdown took longer than ${options.timeoutMillis} ms and was stopped`,
+        timeoutMillis: options.timeoutMillis
+      })
+    }
+    cache.set(key, outcome.html)
+    return outcome.html
+  })
+  return Markdown.of({ render })
+}
+
 export const MarkdownLive = (options: MarkdownOptions): Layer.Layer<Markdown, never, MentionableUsers> =>
   Layer.effect(
     Markdown,
@@ -39,35 +75,6 @@ export const MarkdownLive = (options: MarkdownOptions): Layer.Layer<Markdown, ne
         Effect.sync(() => makeWorkerPool({ size: options.workers, timeoutMillis: options.timeoutMillis })),
         (pool) => Effect.promise(() => pool.close())
       )
-      const cache = makeRenderCache(options.cache ?? defaultCache)
-
-      const render = Effect.fn("Markdown.render")(function*(input: MarkdownInput) {
-        if (input.text === "") return ""
-        const size = Buffer.byteLength(input.text, "utf8")
-        if (size > options.maxSize) {
-          return yield* new MarkdownTooLarge({
-            message: `markdown text is ${size} bytes, more than the limit of ${options.maxSize} bytes`,
-            size,
-            limit: options.maxSize
-          })
-        }
-        const request = renderRequest(input, options.rootUrl)
-        const candidates = renderKindOf(request.mode) === "raw" ? [] : mentionCandidates(request.text)
-        const mentionable = candidates.length === 0 ? new Set<string>() : yield* users.existing(candidates)
-        const key = renderCacheKey(request, mentionable)
-        const cached = cache.get(key)
-        if (cached !== undefined) return cached
-        const outcome = yield* Effect.promise((signal) => pool.render(request, [...mentionable], signal))
-        if (outcome._tag === "TimedOut") {
-          return yield* new MarkdownTimeout({
-            message: `rendering the markdown took longer than ${options.timeoutMillis} ms and was stopped`,
-            timeoutMillis: options.timeoutMillis
-          })
-        }
-        cache.set(key, outcome.html)
-        return outcome.html
-      })
-
-      return Markdown.of({ render })
+      return makeMarkdown(options, pool, makeRenderCache(options.cache ?? defaultCache), users)
     })
   )

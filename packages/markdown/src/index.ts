@@ -1,5 +1,5 @@
 /** The markdown renderer adapter: Forgejo-compatible rendering behind the domain `Markdown` port. */
-export { MarkdownLive, type MarkdownOptions } from "./MarkdownLive.ts"
+export { makeMarkdown, MarkdownLive, type MarkdownOptions } from "./MarkdownLive.ts"
 export { renderMarkdown } from "./Pipeline.ts"
 export { mentionCandidates } from "./postprocess/Mentions.ts"
 export { makeRenderCache, type RenderCache, renderCacheKey } from "./RenderCache.ts"

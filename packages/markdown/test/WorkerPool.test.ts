@@ -1,0 +1,45 @@
+import { assert, describe, it } from "@effect/vitest"
+import { renderRequest } from "@kiln/domain/markdown/RenderRequest"
+import { makeWorkerPool } from "../src/worker/WorkerPool.ts"
+
+const request = (text: string) => renderRequest({ text, mode: "gfm", context: "", wiki: false }, "http://localhost:3000/")
+
+describe("WorkerPool", () => {
+  it("renders more jobs than workers, each answered with its own HTML", async () => {
+    const pool = makeWorkerPool({ size: 2, timeoutMillis: 10_000 })
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => pool.render(request(`# n${i}`), [])))
+      assert.deepStrictEqual(
+        outcomes,
+        Array.from({ length: 6 }, (_, i) => ({ _tag: "Rendered", html: `<h1 id="user-content-n${i}">n${i}</h1>\n` }))
+      )
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it("a job whose caller goes away before its turn is dropped", async () => {
+    const pool = makeWorkerPool({ size: 1, timeoutMillis: 300 })
+    try {
+      const slow = Array.from({ length: 400 }, (_, i) => " ".repeat(i * 2) + "- x").join("\n")
+      const first = pool.render(request(slow), [])
+      const controller = new AbortController()
+      const second = pool.render(request("# dropped"), [], controller.signal)
+      controller.abort()
+      assert.deepStrictEqual(await first, { _tag: "TimedOut" })
+      const third = await pool.render(request("kept"), [])
+      assert.deepStrictEqual(third, { _tag: "Rendered", html: "<p>kept</p>\n" })
+      const settled = await Promise.race([second.then(() => "settled"), new Promise((r) => setTimeout(() => r("pending"), 50))])
+      assert.strictEqual(settled, "pending")
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it("refuses work once closed", async () => {
+    const pool = makeWorkerPool({ size: 1, timeoutMillis: 1_000 })
+    await pool.close()
+    const result = await pool.render(request("x"), []).then(() => "rendered", (e: Error) => e.message)
+    assert.strictEqual(result, "the markdown worker pool is closed")
+  })
+})
