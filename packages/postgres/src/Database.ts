@@ -48,14 +48,18 @@ const withExtensions = <E>(client: Layer.Layer<Client, E>): Layer.Layer<Client, 
   Layer.effectDiscard(ensureExtensions).pipe(Layer.provideMerge(client))
 
 /**
- * A PostgreSQL server. Pool settings come from bench/pkLookup.ts (64 fibers doing PK lookups on
- * loopback): pipelining (`multiplex`) is what pays, not more connections — see the figures there.
+ * A PostgreSQL server. bench/pkLookup.ts (64 fibers doing PK lookups on loopback Postgres 15, a
+ * busy 2-core machine) gave 5-16k queries/s without `multiplex` at any pool size from 1 to 20, and
+ * 20-60k/s with it at pool sizes 2 to 20 (no consistent order between those), 8-19k/s with it on a
+ * single connection. Pipelining is what pays; a connection takes 32 pipelined statements before
+ * the pool opens another, so the pool size mostly bounds concurrent transactions, which each
+ * reserve a connection. Hence `multiplex` on and 10 connections.
  */
 export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client, SqlError.SqlError> =>
   withExtensions(PgClient.layer({
     url,
     ...ConnectionUrl.defaultNames(url),
-    maxConnections: 4,
+    maxConnections: 10,
     multiplex: true
   }))
 
@@ -77,7 +81,11 @@ export const openPglite = (options: {
     (db) =>
       Effect.promise(async () => {
         // Connections reset the shared session as they close; let them finish before shutting down.
-        await Promise.race([PgliteBridge.whenClosed(db), new Promise((resolve) => setTimeout(resolve, 5_000))])
+        // Bounded, and unref'd so a finished process does not linger on the timer.
+        await Promise.race([
+          PgliteBridge.whenClosed(db),
+          new Promise((resolve) => setTimeout(resolve, 5_000).unref())
+        ])
         await db.close()
       })
   )
