@@ -7,6 +7,7 @@ import * as Application from "./Application.ts"
 import * as KilnConfig from "./config/KilnConfig.ts"
 import * as Database from "./Database.ts"
 import * as HttpApp from "./http/HttpApp.ts"
+import * as SigningKey from "./SigningKey.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
@@ -16,6 +17,7 @@ const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
 export const ServerLive = HttpApp.layer.pipe(
   Layer.provide(AdminBootstrap.layer),
   Layer.provideMerge(Application.layer),
+  Layer.provide(SigningKey.layer),
   Layer.provide(HttpServerLive),
   Layer.provide(Database.layer),
   Layer.provideMerge(KilnConfig.layer),

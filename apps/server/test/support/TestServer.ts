@@ -15,6 +15,7 @@ import * as AdminBootstrap from "../../src/AdminBootstrap.ts"
 import * as Application from "../../src/Application.ts"
 import { KilnConfig, type KilnSettings } from "../../src/config/KilnConfig.ts"
 import * as HttpApp from "../../src/http/HttpApp.ts"
+import * as SigningKey from "../../src/SigningKey.ts"
 
 export const ROOT_URL = "http://kiln.test/"
 export const ADMIN = { username: "root", password: "root-password", email: "root@kiln.test" } as const
@@ -46,6 +47,7 @@ export const layer = (overrides: Partial<KilnSettings> = {}) =>
   HttpApp.layer.pipe(
     Layer.provide(AdminBootstrap.layer),
     Layer.provideMerge(ApplicationLive),
+    Layer.provideMerge(SigningKey.layer),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(Layer.succeed(KilnConfig, testSettings(overrides)))
   )
