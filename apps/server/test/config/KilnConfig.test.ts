@@ -1,0 +1,61 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Option, Redacted } from "effect"
+import { InvalidConfiguration, loadSettings } from "../../src/config/KilnConfig.ts"
+
+const load = (env: Record<string, string>) =>
+  loadSettings.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
+
+describe("KilnConfig", () => {
+  it.effect("has Forgejo-like defaults", () =>
+    Effect.gen(function*() {
+      const settings = yield* load({})
+      assert.strictEqual(settings.httpHost, "0.0.0.0")
+      assert.strictEqual(settings.httpPort, 3000)
+      assert.strictEqual(settings.rootUrl, "http://localhost:3000/")
+      assert.strictEqual(settings.dataDir, "./data")
+      assert.isTrue(Option.isNone(settings.databaseUrl))
+      assert.isTrue(Option.isNone(settings.admin))
+      assert.strictEqual(settings.signingKey, "generate")
+      assert.strictEqual(settings.signingEmail, "noreply@localhost")
+      assert.deepStrictEqual(settings.quotaDefaultGroups, [])
+    }))
+
+  it.effect("reads every variable, normalising the root URL to end with a slash", () =>
+    Effect.gen(function*() {
+      const settings = yield* load({
+        KILN_HTTP_HOST: "127.0.0.1",
+        KILN_HTTP_PORT: "8080",
+        KILN_ROOT_URL: "https://git.example.com/forge",
+        KILN_DATA_DIR: "/var/lib/kiln",
+        DATABASE_URL: "postgres://kiln@db/kiln",
+        KILN_ADMIN_USERNAME: "root",
+        KILN_ADMIN_PASSWORD: "secret-password",
+        KILN_ADMIN_EMAIL: "root@example.com",
+        KILN_SIGNING_KEY: "/etc/kiln/key.asc",
+        KILN_QUOTA_DEFAULT_GROUPS: "default, small ,"
+      })
+      assert.strictEqual(settings.rootUrl, "https://git.example.com/forge/")
+      assert.strictEqual(settings.httpPort, 8080)
+      assert.deepStrictEqual(settings.signingKey, { path: "/etc/kiln/key.asc" })
+      assert.strictEqual(settings.signingEmail, "noreply@git.example.com")
+      assert.deepStrictEqual(settings.quotaDefaultGroups, ["default", "small"])
+      assert.strictEqual(Option.map(settings.databaseUrl, Redacted.value).pipe(Option.getOrUndefined), "postgres://kiln@db/kiln")
+      assert.strictEqual(Option.map(settings.admin, (a) => Redacted.value(a.password)).pipe(Option.getOrUndefined), "secret-password")
+    }))
+
+  it.effect("reports every bad value on its own line", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(load({
+        KILN_HTTP_PORT: "not-a-port",
+        KILN_ROOT_URL: "ftp://example.com",
+        KILN_MARKDOWN_MAX_SIZE: "-5",
+        KILN_ADMIN_USERNAME: "root"
+      }))
+      assert.instanceOf(error, InvalidConfiguration)
+      const names = error.problems.map((problem) => problem.split(":")[0])
+      assert.includeMembers(names, ["KILN_HTTP_PORT", "KILN_MARKDOWN_MAX_SIZE"])
+      assert.isTrue(error.problems.some((problem) => problem.startsWith("KILN_ADMIN_USERNAME, KILN_ADMIN_PASSWORD and KILN_ADMIN_EMAIL")))
+      const rootUrl = yield* Effect.flip(load({ KILN_ROOT_URL: "ftp://example.com" }))
+      assert.deepStrictEqual(rootUrl.problems, ["KILN_ROOT_URL: must be an http(s) URL: ftp://example.com"])
+    }))
+})
