@@ -1,0 +1,23 @@
+/**
+ * The two bare `node:http` servers Kiln is compared with, each in a child process of its own:
+ * one answers a fixed JSON body of a given size (the cost of Node's HTTP alone), the other does
+ * Kiln's user lookup with Kiln's database client (HTTP plus the database, nothing else).
+ */
+import type { BareJsonConfig } from "./bareJsonServer.ts"
+import type { BareLookupConfig } from "./bareLookupServer.ts"
+import type { DatabaseLocation } from "./BenchDatabase.ts"
+import { type ChildServer, forkServer } from "./ChildServer.ts"
+import { freePort } from "./FreePort.ts"
+
+export const startBareJson = async (bodyBytes: number): Promise<ChildServer> =>
+  forkServer(new URL("./bareJsonServer.ts", import.meta.url), {
+    port: await freePort(),
+    bodyBytes
+  } satisfies BareJsonConfig)
+
+/** For the embedded database, nothing else may have it open meanwhile. */
+export const startBareLookup = async (database: DatabaseLocation): Promise<ChildServer> =>
+  forkServer(new URL("./bareLookupServer.ts", import.meta.url), {
+    port: await freePort(),
+    database
+  } satisfies BareLookupConfig)

@@ -1,0 +1,94 @@
+/**
+ * Drives HTTP load from a child process (bench/loadWorker.ts running autocannon), so the load
+ * generator never shares an event loop with the server it measures. A load runs as one sustained
+ * stream split into consecutive windows: a client that slows down under sustained load (a queue
+ * that grows while never empty) shows up as a last window slower than the first.
+ */
+import * as ChildProcess from "node:child_process"
+import * as Os from "node:os"
+
+export interface LoadSpec {
+  readonly label: string
+  /** `http://127.0.0.1:<port>` */
+  readonly baseUrl: string
+  /** Each request takes one of these at random. */
+  readonly paths: ReadonlyArray<string>
+  readonly headers?: Readonly<Record<string, string>>
+  readonly connections: number
+  /** Load before the measured windows (JIT, pools, caches), not reported. */
+  readonly warmupSeconds: number
+  readonly windows: number
+  readonly windowSeconds: number
+}
+
+export interface WindowStats {
+  readonly index: number
+  readonly requests: number
+  readonly requestsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  /** Responses whose status was not 2xx. */
+  readonly non2xx: number
+  /** Connection errors and timeouts. */
+  readonly errors: number
+}
+
+export interface LoadResult {
+  readonly label: string
+  readonly connections: number
+  readonly seconds: number
+  readonly requests: number
+  readonly requestsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly maxMs: number
+  readonly non2xx: number
+  readonly errors: number
+  readonly windows: ReadonlyArray<WindowStats>
+  /** Last window's req/s over the first's: 1 is steady, below 1 slowed down. */
+  readonly drift: number
+  /** 1-minute load average of the machine before and after: other work skews the figures. */
+  readonly loadAverage: { readonly before: number; readonly after: number }
+}
+
+/** Messages between the driver and the worker. */
+export type WorkerRequest = { readonly type: "run"; readonly spec: LoadSpec }
+export type WorkerReply =
+  | { readonly type: "window"; readonly stats: WindowStats }
+  | { readonly type: "done"; readonly result: Omit<LoadResult, "loadAverage"> }
+  | { readonly type: "failed"; readonly message: string }
+
+const isWorkerReply = (message: unknown): message is WorkerReply =>
+  typeof message === "object" && message !== null && "type" in message &&
+  (message.type === "window" || message.type === "done" || message.type === "failed")
+
+/** Nearest-rank percentile of ascending `sorted`, 0 when empty. */
+export const percentile = (sorted: ArrayLike<number>, p: number): number =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0
+
+/** Runs one load; `onWindow` sees each window as it closes. */
+export const runLoad = (spec: LoadSpec, onWindow: (stats: WindowStats) => void = () => {}): Promise<LoadResult> =>
+  new Promise((resolve, reject) => {
+    const before = Os.loadavg()[0] ?? 0
+    const worker = ChildProcess.fork(new URL("./loadWorker.ts", import.meta.url), [], {
+      execPath: process.execPath,
+      execArgv: [],
+      stdio: ["ignore", "inherit", "inherit", "ipc"]
+    })
+    let settled = false
+    const settle = (outcome: () => void) => {
+      if (settled) return
+      settled = true
+      outcome()
+      if (worker.connected) worker.disconnect()
+    }
+    worker.on("message", (message) => {
+      if (!isWorkerReply(message)) return
+      if (message.type === "window") onWindow(message.stats)
+      else if (message.type === "failed") settle(() => reject(new Error(`load ${spec.label}: ${message.message}`)))
+      else settle(() => resolve({ ...message.result, loadAverage: { before, after: Os.loadavg()[0] ?? 0 } }))
+    })
+    worker.once("exit", (code, signal) =>
+      settle(() => reject(new Error(`load worker for ${spec.label} exited early (code ${code}, signal ${signal})`))))
+    worker.send({ type: "run", spec } satisfies WorkerRequest)
+  })

@@ -1,0 +1,70 @@
+/** Prints scenario reports as tables and keeps them as JSON under bench/results/. */
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import type { BenchSettings, ScenarioReport, TargetCheck } from "./Scenario.ts"
+
+const number = (value: number, digits: number): string =>
+  value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+
+const row = (cells: ReadonlyArray<string>, widths: ReadonlyArray<number>): string =>
+  cells.map((cell, index) => index === 0 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0)).join("  ")
+
+const verdict = (check: TargetCheck): string =>
+  `${check.pass ? "PASS" : "FAIL"}${check.enforced ? "" : " (info)"}`
+
+const limitText = (check: TargetCheck): string =>
+  check.kind === "within" ? `within ${number(check.limit * 100, 0)}% of 1` : `${check.kind} ${number(check.limit, 2)}`
+
+export const render = (report: ScenarioReport): string => {
+  const lines: Array<string> = []
+  for (const database of report.databases) {
+    lines.push("", `== ${report.scenario} on ${database.database} ==`)
+    for (const note of database.notes) lines.push(`  ${note}`)
+    if (database.error !== undefined) {
+      lines.push(`  FAILED: ${database.error}`)
+      continue
+    }
+    const widths = [42, 9, 8, 8, 6, 9]
+    lines.push(row(["load", "req/s", "p50 ms", "p99 ms", "drift", "load avg"], widths))
+    for (const load of database.loads) {
+      lines.push(row([
+        load.label,
+        number(load.requestsPerSecond, 0),
+        number(load.p50Ms, 2),
+        number(load.p99Ms, 2),
+        number(load.drift, 2),
+        `${number(load.loadAverage.before, 1)}→${number(load.loadAverage.after, 1)}`
+      ], widths))
+      lines.push(`    windows req/s: ${load.windows.map((window) => number(window.requestsPerSecond, 0)).join(" ")}`)
+    }
+    lines.push("", row(["ratio", "req/s", "p99"], [70, 6, 6]))
+    for (const comparison of database.comparisons) {
+      lines.push(row([
+        `${comparison.scenario} ÷ ${comparison.baseline}`,
+        number(comparison.throughputRatio, 2),
+        number(comparison.p99Ratio, 2)
+      ], [70, 6, 6]))
+    }
+    lines.push("", "targets")
+    for (const check of database.targets) {
+      lines.push(`  ${verdict(check).padEnd(11)} ${check.description}: ${number(check.measured, 2)} (${limitText(check)})`)
+    }
+  }
+  return lines.join("\n")
+}
+
+/** Writes everything to `bench/results/<timestamp>.json` and returns the file's path. */
+export const save = (settings: BenchSettings, reports: ReadonlyArray<ScenarioReport>, startedAt: Date): string => {
+  const directory = new URL("./results/", import.meta.url)
+  Fs.mkdirSync(directory, { recursive: true })
+  const file = new URL(`./${startedAt.toISOString().replace(/[:.]/g, "-")}.json`, directory)
+  const machine = {
+    node: process.version,
+    cpus: Os.cpus().length,
+    cpuModel: Os.cpus()[0]?.model ?? "unknown",
+    memoryGiB: Math.round(Os.totalmem() / 2 ** 30),
+    loadAverageAtEnd: Os.loadavg()
+  }
+  Fs.writeFileSync(file, `${JSON.stringify({ startedAt, settings, machine, reports }, null, 2)}\n`)
+  return file.pathname
+}

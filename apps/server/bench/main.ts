@@ -1,0 +1,105 @@
+/**
+ * `pnpm bench [-- --only users --seconds 60 --db embedded|postgres|both ...]`: runs the selected
+ * scenarios, prints a table per scenario and database, and writes bench/results/<timestamp>.json.
+ * Exits 1 when an enforced target failed or a run could not finish.
+ */
+import * as Fs from "node:fs"
+import { parseArgs } from "node:util"
+import type { DatabaseKind } from "./BenchDatabase.ts"
+import * as Report from "./Report.ts"
+import type { BenchSettings, Scenario, ScenarioReport } from "./Scenario.ts"
+import * as UsersScenario from "./scenarios/UsersScenario.ts"
+
+const scenarios: ReadonlyArray<Scenario> = [UsersScenario.scenario]
+
+const usage = `pnpm bench -- [options]
+  --only <names>        comma-separated scenarios (default: all): ${scenarios.map((s) => s.name).join(", ")}
+  --db <which>          embedded | postgres | both (default both)
+  --seconds <n>         measured seconds per load (default 60)
+  --windows <n>         consecutive windows per load (default 6)
+  --warmup <n>          unmeasured seconds before each load (default 5)
+  --connections <n>     concurrent connections (default 64)
+  --users <n>           users to seed (default 10000)
+  --postgres-url <url>  maintenance database of the Postgres server
+                        (default postgres://postgres@127.0.0.1:5432/postgres)
+  --cpu-prof            write V8 CPU profiles of the Kiln server to bench/results/profiles-<time>/
+  --list                list the scenarios`
+
+const { values } = parseArgs({
+  // pnpm passes a literal "--" through when given `pnpm bench -- ...`.
+  args: process.argv.slice(2).filter((arg) => arg !== "--"),
+  options: {
+    only: { type: "string" },
+    db: { type: "string", default: "both" },
+    seconds: { type: "string", default: "60" },
+    windows: { type: "string", default: "6" },
+    warmup: { type: "string", default: "5" },
+    connections: { type: "string", default: "64" },
+    users: { type: "string", default: "10000" },
+    "postgres-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
+    "cpu-prof": { type: "boolean", default: false },
+    list: { type: "boolean", default: false },
+    help: { type: "boolean", default: false }
+  }
+})
+
+const fail = (message: string): never => {
+  console.error(`${message}\n\n${usage}`)
+  process.exit(2)
+}
+
+const positive = (name: string, text: string): number => {
+  const value = Number(text)
+  return Number.isFinite(value) && value > 0 ? value : fail(`--${name} must be a positive number, got ${text}`)
+}
+
+if (values.help) {
+  console.log(usage)
+  process.exit(0)
+}
+if (values.list) {
+  for (const scenario of scenarios) console.log(`${scenario.name.padEnd(12)} ${scenario.description}`)
+  process.exit(0)
+}
+
+const databases: ReadonlyArray<DatabaseKind> = values.db === "both"
+  ? ["embedded", "postgres"]
+  : values.db === "embedded" || values.db === "postgres"
+  ? [values.db]
+  : fail(`--db must be embedded, postgres or both, got ${values.db}`)
+
+const wanted = values.only?.split(",").map((name) => name.trim()).filter((name) => name !== "")
+const selected = wanted === undefined ? scenarios : wanted.map((name) =>
+  scenarios.find((scenario) => scenario.name === name) ?? fail(`unknown scenario ${name}`))
+
+const startedAt = new Date()
+const stamp = startedAt.toISOString().replace(/[:.]/g, "-")
+const cpuProfileDir = values["cpu-prof"] ? new URL(`./results/profiles-${stamp}/`, import.meta.url).pathname : undefined
+if (cpuProfileDir !== undefined) Fs.mkdirSync(cpuProfileDir, { recursive: true })
+
+const settings: BenchSettings = {
+  seconds: positive("seconds", values.seconds),
+  windows: Math.round(positive("windows", values.windows)),
+  warmupSeconds: Number(values.warmup) >= 0 ? Number(values.warmup) : fail("--warmup must be 0 or more"),
+  connections: Math.round(positive("connections", values.connections)),
+  databases,
+  postgresUrl: values["postgres-url"],
+  users: Math.round(positive("users", values.users)),
+  ...(cpuProfileDir === undefined ? {} : { cpuProfileDir })
+}
+
+const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`)
+
+const reports: Array<ScenarioReport> = []
+for (const scenario of selected) {
+  log(`scenario ${scenario.name}: ${scenario.description}`)
+  const report = await scenario.run(settings, log)
+  reports.push(report)
+  console.log(Report.render(report))
+}
+console.log(`\nresults: ${Report.save(settings, reports, startedAt)}`)
+if (cpuProfileDir !== undefined) console.log(`CPU profiles: ${cpuProfileDir}`)
+
+const failed = reports.flatMap((report) => report.databases).filter((database) =>
+  database.error !== undefined || database.targets.some((check) => check.enforced && !check.pass))
+process.exitCode = failed.length === 0 ? 0 : 1

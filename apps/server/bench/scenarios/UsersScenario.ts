@@ -1,0 +1,141 @@
+/**
+ * Issue 2, item 11: `GET /api/v1/users/{username}` (random seeded users, token-authenticated) and
+ * `GET /api/v1/version` on Kiln, against a bare `node:http` server doing the same user lookup with
+ * the same database client and one answering a JSON body of the same size.
+ * Targets (on Postgres): users ≥ 50 % of the bare lookup's req/s, version ≥ 50 % of the bare
+ * JSON server's, p99 < 20 ms at 64 connections.
+ */
+import * as Path from "node:path"
+import * as BenchDatabase from "../BenchDatabase.ts"
+import { startBareJson, startBareLookup } from "../Baselines.ts"
+import type { ChildServer } from "../ChildServer.ts"
+import { type Admin, bodySize, createToken, startKiln } from "../KilnServer.ts"
+import { type LoadResult, type LoadSpec, runLoad } from "../LoadGenerator.ts"
+import {
+  atLeast,
+  below,
+  type BenchSettings,
+  compare,
+  type DatabaseReport,
+  type Scenario,
+  type TargetCheck,
+  validity
+} from "../Scenario.ts"
+import { seedUsers } from "../Seed.ts"
+
+const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
+
+const withServer = async <A>(start: Promise<ChildServer>, use: (server: ChildServer) => Promise<A>): Promise<A> => {
+  const server = await start
+  try {
+    return await use(server)
+  } finally {
+    await server.stop()
+  }
+}
+
+const runOn = async (
+  kind: BenchDatabase.DatabaseKind,
+  settings: BenchSettings,
+  log: (line: string) => void
+): Promise<DatabaseReport> => {
+  const notes: Array<string> = []
+  const database = await BenchDatabase.create(kind, settings.postgresUrl)
+  try {
+    const seedStarted = performance.now()
+    const names = await seedUsers(database, admin, settings.users)
+    notes.push(`seeded ${names.length} users in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`)
+    log(`[${kind}] ${notes[notes.length - 1]}`)
+
+    const userPaths = names.map((name) => `/api/v1/users/${name}`)
+    const load = (label: string, server: ChildServer, paths: ReadonlyArray<string>, headers?: Record<string, string>) => {
+      const spec: LoadSpec = {
+        label,
+        baseUrl: server.url,
+        paths,
+        connections: settings.connections,
+        warmupSeconds: settings.warmupSeconds,
+        windows: settings.windows,
+        windowSeconds: settings.seconds / settings.windows,
+        ...(headers === undefined ? {} : { headers })
+      }
+      log(`[${kind}] ${label}: ${settings.warmupSeconds} s warm-up, ${settings.windows} × ${spec.windowSeconds} s`)
+      return runLoad(spec, (window) =>
+        log(
+          `[${kind}]   window ${window.index + 1}: ${window.requestsPerSecond.toFixed(0)} req/s, ` +
+            `p50 ${window.p50Ms.toFixed(2)} ms, p99 ${window.p99Ms.toFixed(2)} ms` +
+            (window.non2xx + window.errors > 0 ? `, ${window.non2xx} non-2xx, ${window.errors} errors` : "")
+        ))
+    }
+
+    const nodeFlags = settings.cpuProfileDir === undefined
+      ? []
+      : ["--cpu-prof", "--cpu-prof-dir", settings.cpuProfileDir, "--cpu-prof-name", `kiln-${kind}-${Date.now()}.cpuprofile`]
+    const kiln = await withServer(
+      startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log"), nodeFlags }),
+      async (server) => {
+        const token = await createToken(server.url, admin, "bench")
+        const auth = { authorization: `token ${token}` }
+        const userBytes = await bodySize(`${server.url}${userPaths[0] ?? ""}`, auth)
+        const versionBytes = await bodySize(`${server.url}/api/v1/version`)
+        notes.push(`Kiln answers ${userBytes} B for a user, ${versionBytes} B for the version`)
+        const users = await load("Kiln GET /users/{username}", server, userPaths, auth)
+        const version = await load("Kiln GET /version", server, ["/api/v1/version"])
+        return { users, version, userBytes, versionBytes }
+      }
+    )
+    const lookup = await withServer(startBareLookup(database), (server) =>
+      load("bare lookup (node:http + same client)", server, userPaths))
+    const jsonLikeVersion = await withServer(startBareJson(kiln.versionBytes), (server) =>
+      load(`bare JSON ${kiln.versionBytes} B (as /version)`, server, ["/api/v1/version"]))
+    const jsonLikeUser = await withServer(startBareJson(kiln.userBytes), (server) =>
+      load(`bare JSON ${kiln.userBytes} B (as a user)`, server, ["/api/v1/version"]))
+
+    const loads: ReadonlyArray<LoadResult> = [kiln.users, kiln.version, lookup, jsonLikeVersion, jsonLikeUser]
+    const enforced = kind === "postgres"
+    const targets: Array<TargetCheck> = [
+      atLeast("users req/s ÷ bare lookup req/s", kiln.users.requestsPerSecond / lookup.requestsPerSecond, 0.5, enforced),
+      atLeast(
+        "version req/s ÷ bare JSON req/s",
+        kiln.version.requestsPerSecond / jsonLikeVersion.requestsPerSecond,
+        0.5,
+        enforced
+      ),
+      below("users p99 ms at 64 connections", kiln.users.p99Ms, 20, enforced),
+      below("version p99 ms at 64 connections", kiln.version.p99Ms, 20, enforced),
+      ...loads.flatMap(validity)
+    ]
+    return {
+      database: kind,
+      loads,
+      comparisons: [
+        compare(kiln.users, lookup),
+        compare(kiln.version, jsonLikeVersion),
+        compare(kiln.users, jsonLikeUser),
+        compare(lookup, jsonLikeUser)
+      ],
+      targets,
+      notes
+    }
+  } finally {
+    await database.dispose()
+  }
+}
+
+export const scenario: Scenario = {
+  name: "users",
+  description: "GET /users/{username} (token) and GET /version against bare node:http baselines",
+  run: async (settings, log) => {
+    const databases: Array<DatabaseReport> = []
+    for (const kind of settings.databases) {
+      try {
+        databases.push(await runOn(kind, settings, log))
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error)
+        log(`[${kind}] failed: ${message}`)
+        databases.push({ database: kind, loads: [], comparisons: [], targets: [], notes: [], error: message })
+      }
+    }
+    return { scenario: "users", databases }
+  }
+}
