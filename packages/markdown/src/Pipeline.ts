@@ -1,6 +1,6 @@
 /**
  * The renderer: unified with remark-parse and Forgejo's GFM syntax, Forgejo's markdown transforms
- * (heading ids, link and image resolution, task lists, footnotes, line breaks), remark-rehype with
+ * (heading ids, link and image resolution, task lists, colour previews, footnotes, line breaks), remark-rehype with
  * raw HTML re-parsed as an HTML5 parser would, the post-processing pass for `gfm` and `comment`,
  * the sanitizer, and rehype-stringify. Synchronous and pure: the worker threads run it.
  */
@@ -8,6 +8,7 @@ import type { RenderRequest } from "@kiln/domain/markdown/RenderRequest"
 import type { Root as HastRoot } from "hast"
 import { raw } from "hast-util-raw"
 import type { Root as MdastRoot } from "mdast"
+import { defListHastHandlers } from "mdast-util-definition-list"
 import rehypeStringify from "rehype-stringify"
 import remarkParse from "remark-parse"
 import remarkRehype from "remark-rehype"
@@ -17,6 +18,7 @@ import { postProcess } from "./postprocess/PostProcess.ts"
 import { renderSettings, type RenderSettings } from "./RenderSettings.ts"
 import { sanitize } from "./Sanitizer.ts"
 import { makeCodeHandler } from "./syntax/CodeBlocks.ts"
+import { addColorPreviews } from "./syntax/ColorPreviews.ts"
 import { arrangeFootnotes, footnoteReferenceHandler } from "./syntax/Footnotes.ts"
 import { forgejoGfm } from "./syntax/ForgejoGfm.ts"
 import { hardenLineBreaks } from "./syntax/HardLineBreaks.ts"
@@ -35,6 +37,7 @@ const markdownTransforms = (source: string, settings: RenderSettings) => (tree: 
   assignHeadingIds(tree, source, ids)
   resolveLinks(tree, settings)
   markTaskListItems(tree, source)
+  addColorPreviews(tree)
   arrangeFootnotes(tree, ids)
   if (settings.kind !== "document") hardenLineBreaks(tree)
 }
@@ -59,7 +62,7 @@ export const renderMarkdown = (request: RenderRequest, mentionable: ReadonlySet<
     .use(() => markdownTransforms(source, settings))
     .use(remarkRehype, {
       allowDangerousHtml: true,
-      handlers: { code: makeCodeHandler(source), footnoteReference: footnoteReferenceHandler }
+      handlers: { ...defListHastHandlers, code: makeCodeHandler(source), footnoteReference: footnoteReferenceHandler }
     })
     .use(() => htmlTransforms(settings))
     .use(rehypeStringify)

@@ -106,7 +106,7 @@ allow(["itemscope", "itemtype"], ["div"])
 
 const styledElements = new Set(["span", "p", "th", "td"])
 const styleProperties = new Set(["color", "background-color"])
-const safeColor = /^(#[0-9a-fA-F]{3,8}|[a-zA-Z]+|(rgb|rgba|hsl|hsla)\([0-9.,%\s]+\))$/
+const safeColor = /^(#[0-9a-f]{3,8}|[a-z]+|(rgb|rgba|hsl|hsla)\([0-9.,%\s]+\))$/i
 
 /** Dropped together with everything inside them. */
 const dropWithContent = new Set([

@@ -4,6 +4,7 @@ import { decodeMarkdownOption } from "@kiln/domain/markdown/MarkdownOption"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { cleanValue, makeIdTable } from "../src/ForgejoSlug.ts"
+import { isColor } from "../src/syntax/ColorPreviews.ts"
 import { mentionCandidates } from "../src/postprocess/Mentions.ts"
 import { isLink, urlJoin } from "../src/UrlJoin.ts"
 
@@ -78,4 +79,20 @@ describe("MarkdownOption", () => {
       assert.strictEqual((yield* Effect.flip(decodeMarkdownOption({ Wiki: "yes" }))).field, "Wiki")
       assert.strictEqual((yield* Effect.flip(decodeMarkdownOption([1]))).message, "json: cannot unmarshal into Go value of type MarkdownOption")
     }))
+})
+
+describe("colour previews", () => {
+  // modules/markup/markdown/color_util_test.go TestMatchColor
+  const cases: ReadonlyArray<readonly [string, boolean]> = [
+    ["#ddeeffa0", true], ["#ddeefe", true], ["#abcdef", true], ["#fffa", true], ["#abcdeg", false], ["#abcdefg0", false],
+    ["black", false], ["violet", false], ["rgb(255, 255, 255)", true], ["rgb(0, 0, 0)", true], ["rgb(256, 0, 0)", false],
+    ["rgb(0, 256, 0)", false], ["rgb(0, 0, 256)", false], ["rgb(0, 0, 0, 1)", false], ["rgba(0, 0, 0)", false],
+    ["rgba(0, 255, 0, 1)", true], ["rgba(32, 255, 12, 0.55)", true], ["rgba(32, 256, 12, 0.55)", false],
+    ["hsl(0, 0%, 0%)", true], ["hsl(360, 100%, 100%)", true], ["hsl(361, 100%, 50%)", false], ["hsl(360, 101%, 50%)", false],
+    ["hsl(360, 100%, 101%)", false], ["hsl(0, 0%, 0%, 0)", false], ["hsla(0, 0%, 0%)", false], ["hsla(0, 0%, 0%, 0)", true],
+    ["hsla(0, 0%, 0%, 1)", true], ["hsla(0, 0%, 0%, 0.5)", true], ["hsla(0, 0%, 0%, 1.5)", false]
+  ]
+  it("recognise Forgejo's colour syntax", () => {
+    assert.deepStrictEqual(cases.map(([value]) => [value, isColor(value)]), cases.map(([value, expected]) => [value, expected]))
+  })
 })
