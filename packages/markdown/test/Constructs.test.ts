@@ -293,3 +293,12 @@ describe("the post-processing pass", () => {
     )
   })
 })
+
+describe("wiki link scanning", () => {
+  it("a line break inside [[...]] is not a link, the next [[...]] on one line is", () => {
+    assert.strictEqual(
+      rendered("[[a\nb]] [[c]]x", { context: "o/r", wiki: true }),
+      html(`<p>[[a\nb]] <a href="http://localhost:3000/o/r/wiki/c" rel="nofollow">cx</a></p>`)
+    )
+  })
+})

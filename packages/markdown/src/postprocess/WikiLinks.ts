@@ -9,7 +9,35 @@ import { mediaLink, type RenderSettings, srcLink, wikiLink } from "../RenderSett
 import { isLink, urlJoin } from "../UrlJoin.ts"
 import { splitAll, text, type TextProcessor } from "./TextProcessor.ts"
 
-const shortLinkPattern = /\[\[(.*?)\]\](\w*)/
+/**
+ * Go's `\[\[(.*?)\]\](\w*)` (no line break inside), found by a linear scan: JavaScript's
+ * backtracking makes the expression quadratic on many unclosed `[[`.
+ */
+interface ShortLinkMatch {
+  readonly start: number
+  readonly end: number
+  readonly content: string
+  readonly suffix: string
+}
+
+const findShortLink = (text: string): ShortLinkMatch | undefined => {
+  // The first `]]` and the first line break at or after the current start + 2.
+  let close = -1
+  let newline = -1
+  for (let start = text.indexOf("[["); start !== -1; start = text.indexOf("[[", start + 1)) {
+    if (close < start + 2) close = text.indexOf("]]", start + 2)
+    if (close === -1) return undefined
+    if (newline < start + 2) {
+      const at = text.indexOf("\n", start + 2)
+      newline = at === -1 ? Number.POSITIVE_INFINITY : at
+    }
+    if (newline < close) continue
+    const suffix = /^\w*/.exec(text.slice(close + 2))?.[0] ?? ""
+    return { start, end: close + 2 + suffix.length, content: text.slice(start + 2, close), suffix }
+  }
+  return undefined
+}
+
 const imageExtensions = new Set([".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".gif", ".bmp", ".ico", ".svg"])
 
 /** Go's `filepath.Ext`. */
@@ -94,8 +122,8 @@ const shortLink = (content: string, suffix: string, settings: RenderSettings): E
 export const wikiLinks = (settings: RenderSettings): TextProcessor => (value) =>
   value.includes("[[")
     ? splitAll(value, (input) => {
-      const match = shortLinkPattern.exec(input)
-      if (match === null) return undefined
-      return { start: match.index, end: match.index + match[0].length, nodes: [shortLink(match[1] ?? "", match[2] ?? "", settings)] }
+      const found = findShortLink(input)
+      if (found === undefined) return undefined
+      return { start: found.start, end: found.end, nodes: [shortLink(found.content, found.suffix, settings)] }
     })
     : undefined
