@@ -2,22 +2,46 @@
  * The application without HTTP: domain services over the Postgres stores and the platform
  * adapters. Another Node service can embed Kiln by building this layer over a database.
  */
-import { Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { join } from "node:path"
 import { Digest, SecureRandom } from "effect/crypto"
 import * as AccessTokens from "@kiln/domain/auth/AccessTokens"
 import * as Authentication from "@kiln/domain/auth/Authentication"
+import { OrganizationDeletionGuards } from "@kiln/domain/org/Organizations"
+import * as Repositories from "@kiln/domain/repo/Repositories"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as UserAccounts from "@kiln/domain/user/UserAccounts"
+import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
+import { GitStorageLive } from "@kiln/git"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
+import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
+import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
+import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
 import * as UserStoreSql from "@kiln/postgres/stores/UserStoreSql"
+import { KilnConfig } from "./config/KilnConfig.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
+import * as TemplateInitialFiles from "./platform/TemplateInitialFiles.ts"
 
 export const Stores = Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.layer, PublicKeyStoreSql.layer)
+  .pipe(Layer.merge(Layer.mergeAll(TeamStoreSql.layer, RepositoryStoreSql.layer, RepositoryTransactionsSql.layer)))
 
 export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto)
 
+/** Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a KilnConfig). */
+export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>
+  GitStorageLive(join(Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir }), "repositories"))))
+
+export const RepositoriesLive = Repositories.layer.pipe(Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer)))
+
+/** What each concern refuses to delete while it holds on to it: an owner (user or organization) of repositories stays. */
+export const DeletionGuards = Layer.mergeAll(
+  Layer.effect(AccountDeletionGuards, Effect.map(Repositories.Repositories, (repositories) => [repositories.ownershipGuard])),
+  Layer.effect(OrganizationDeletionGuards, Effect.map(Repositories.Repositories, (repositories) => [repositories.ownershipGuard]))
+).pipe(Layer.provide(RepositoriesLive))
+
 export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, AccessTokens.layer, Authentication.layer)
+  .pipe(Layer.merge(Layer.mergeAll(RepositoriesLive, DeletionGuards)))
 
 /** Everything the HTTP layer and the CLI use; requires only a migrated SqlClient. */
 export const layer = Services.pipe(Layer.provideMerge(Stores), Layer.provideMerge(Platform))

@@ -2,11 +2,14 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ApiBadRequest, ApiForbidden, ApiNotFound, ApiUnauthorized, ApiValidationFailed } from "../http/ApiErrors.ts"
+import { ApiConflict, ApiInternalError } from "../http/ApiErrors.ts"
 import { SiteAdminGate } from "../http/SiteAdminGate.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { optionPayload } from "../wire/OptionSchema.ts"
 import { PublicKeyJson } from "../wire/PublicKey.ts"
 import { UserJson } from "../wire/User.ts"
+import { RepositoryJson } from "../wire/Repository.ts"
+import { CreateRepoOption } from "./UserReposApi.ts"
 import { API_PREFIX } from "./Paths.ts"
 import { IntQuery, PagingQuery } from "./QueryParams.ts"
 
@@ -93,5 +96,11 @@ export class AdminUsersApi extends HttpApiGroup.make("admin").add(
     params: { username: Schema.String, id: Schema.String },
     success: HttpApiSchema.NoContent,
     error: [...Gate, ApiNotFound]
-  }).annotate(OpenApi.Summary, "Delete a user's public key")
+  }).annotate(OpenApi.Summary, "Delete a user's public key"),
+  HttpApiEndpoint.post("adminCreateRepo", "/admin/users/:username/repos", {
+    params: username,
+    payload: CreateRepoOption,
+    success: RepositoryJson.pipe(HttpApiSchema.status(201)),
+    error: [...Gate, ApiBadRequest, ApiNotFound, ApiConflict, ApiValidationFailed, ApiInternalError]
+  }).annotate(OpenApi.Summary, "Create a repository on behalf of a user")
 ).middleware(SiteAdminGate).annotate(ScopeCategories, ["admin"]).prefix(API_PREFIX) {}

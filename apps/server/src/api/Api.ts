@@ -5,9 +5,13 @@ import { BindingErrors } from "../http/BindingErrors.ts"
 import { AdminUsersApi } from "./AdminUsersApi.ts"
 import { MiscApi } from "./MiscApi.ts"
 import { UsersApi } from "./UsersApi.ts"
+import { OrgReposApi } from "./OrgReposApi.ts"
+import { ReposApi } from "./ReposApi.ts"
+import { UserReposApi } from "./UserReposApi.ts"
 
 export class Api extends HttpApi.make("kiln")
   .add(MiscApi, AdminUsersApi, UsersApi)
+  .add(ReposApi, UserReposApi, OrgReposApi)
   .middleware(BindingErrors)
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Kiln API", version: "1.1.1" }))

@@ -1,10 +1,10 @@
 /** Spec 4.1 handlers: translate wire options to the account services and domain errors to Forgejo's answers. */
-import { Effect, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { PublicKeys } from "@kiln/domain/user/PublicKeys"
 import { UserAccounts } from "@kiln/domain/user/UserAccounts"
-import type { AccountSort } from "@kiln/domain/user/UserStore"
+import { type AccountSort, UserStore } from "@kiln/domain/user/UserStore"
 import { bindVisibility } from "@kiln/domain/user/Visibility"
 import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
@@ -12,6 +12,7 @@ import { ApiErrors, type DomainError } from "../http/ApiErrors.ts"
 import { requireSiteAdmin } from "../http/Caller.ts"
 import { toPublicKeyJson } from "../wire/PublicKey.ts"
 import { siteUrls, toUserJson } from "../wire/User.ts"
+import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 const SORTS: ReadonlyArray<AccountSort> = ["oldest", "newest", "alphabetically", "reversealphabetically", "recentupdate", "leastupdate"]
 
@@ -32,6 +33,8 @@ export const AdminUsersHandlers = HttpApiBuilder.group(Api, "admin", Effect.fnUn
   const privileged = (user: Parameters<typeof toUserJson>[0]) => toUserJson(user, urls, { signed: true, privileged: true })
   /** Path users are looked up by the generic user-assignment middleware: plain 404 shape. */
   const pathUser = (name: string) => Effect.mapError(accounts.byName(name), (e) => errors.notFoundPlain(e.message))
+  const repoRequests = yield* makeRepoRequests
+  const userStore = yield* UserStore
 
   return handlers
     .handle("adminSearchUsers", ({ query }) =>
@@ -129,5 +132,16 @@ export const AdminUsersHandlers = HttpApiBuilder.group(Api, "admin", Effect.fnUn
         yield* keys.removeFor(owner, id).pipe(Effect.mapError((error) =>
           error._tag === "NotFound" ? errors.notFound() : errors.forbidden(error.message)
         ))
+      }))
+    .handle("adminCreateRepo", ({ params, payload }) =>
+      Effect.gen(function*() {
+        // The owner may be an organization; the admin is the doer.
+        const owner = yield* userStore.findByName(params.username)
+        if (Option.isNone(owner)) return yield* errors.notFoundPlain(`user does not exist [uid: 0, name: ${params.username}]`)
+        const principal = yield* requireSiteAdmin
+        const created = yield* repoRequests.repositories.create(principal.user, owner.value, createInput(payload)).pipe(
+          Effect.mapError(repoRequests.failure)
+        )
+        return repoRequests.render(created)
       }))
 }))

@@ -7,6 +7,9 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
 import { MiscHandlers } from "../handlers/MiscHandlers.ts"
 import { UsersHandlers } from "../handlers/UsersHandlers.ts"
+import { RepoHandlers } from "../handlers/RepoHandlers.ts"
+import { RepoOrgHandlers } from "../handlers/RepoOrgHandlers.ts"
+import { RepoUserHandlers } from "../handlers/RepoUserHandlers.ts"
 import { accessLog } from "./AccessLog.ts"
 import * as ApiErrors from "./ApiErrors.ts"
 import * as Authentication from "./Authentication.ts"
@@ -19,9 +22,11 @@ import { SwaggerRoutes } from "./swagger/SwaggerRoutes.ts"
 
 const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
 
+const RepoGroups = Layer.mergeAll(RepoHandlers, RepoUserHandlers, RepoOrgHandlers)
+
 const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer)
 
-export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(Middlewares))
+export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(Middlewares))
 
 /** Serves every route on the HttpServer in context. */
 export const layer = Layer.unwrap(Effect.gen(function*() {

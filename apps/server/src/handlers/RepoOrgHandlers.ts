@@ -1,0 +1,58 @@
+/** `GET/POST /orgs/{org}/repos` and the deprecated `POST /org/{org}/repos` (api-facts §4.2, §5.5). */
+import { Effect, Option } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { ORG_HIDDEN_MESSAGE } from "@kiln/domain/org/Organization"
+import type { User } from "@kiln/domain/user/User"
+import { Api } from "../api/Api.ts"
+import { currentUser, requireSignedIn } from "../http/Caller.ts"
+import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { createInput, makeRepoRequests } from "./RepoRequests.ts"
+
+export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUntraced(function*(handlers) {
+  const { repositories, errors, config, publicOnly, failure, render } = yield* makeRepoRequests
+
+  /**
+   * The organization as `/orgs/{org}` routes load it (404 `GetOrgByName` whoever asks); `visible`
+   * adds Forgejo's `HasOrgOrUserVisible` check (404 with that label).
+   */
+  const organization = (name: string, viewer: Option.Option<User>, visible: boolean) =>
+    repositories.organization(viewer, name, visible).pipe(
+      Effect.mapError((error) =>
+        error.message === ORG_HIDDEN_MESSAGE ? errors.notFound(ORG_HIDDEN_MESSAGE) : errors.notFound("GetOrgByName", error.message))
+    )
+
+  const create = (org: User, payload: Parameters<typeof createInput>[0]) =>
+    Effect.gen(function*() {
+      const principal = yield* requireSignedIn
+      const created = yield* repositories.create(principal.user, org, createInput(payload)).pipe(Effect.mapError(failure))
+      return render(created)
+    })
+
+  return handlers
+    .handle("orgListRepos", ({ params, query }) =>
+      Effect.gen(function*() {
+        const viewer = yield* currentUser
+        const org = yield* organization(params.org, viewer, false)
+        const page = pageFromQuery(query)
+        const includePrivate = Option.isSome(viewer) && !(yield* publicOnly)
+        const result = yield* repositories.listForOwner(viewer, org, includePrivate, page)
+        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        return result.items.map(render)
+      }))
+    .handle("createOrgRepo", ({ params, payload }) =>
+      Effect.gen(function*() {
+        yield* organization(params.org, Option.none(), false)
+        const principal = yield* requireSignedIn
+        const org = yield* organization(params.org, Option.some(principal.user), true)
+        return yield* create(org, payload)
+      }))
+    .handle("createOrgRepoDeprecated", ({ params, payload }) =>
+      Effect.gen(function*() {
+        const principal = yield* requireSignedIn
+        const org = yield* repositories.organization(Option.some(principal.user), params.org, true).pipe(
+          Effect.mapError((error) =>
+            error.message === ORG_HIDDEN_MESSAGE ? errors.notFound(ORG_HIDDEN_MESSAGE) : errors.validation(error.message))
+        )
+        return yield* create(org, payload)
+      }))
+}))

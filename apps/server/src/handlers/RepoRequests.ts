@@ -1,0 +1,86 @@
+/**
+ * What every repository route shares: the repository lookup with Forgejo's 404 shapes, the
+ * public-only token rule, and the statuses of repository errors. Built once per handler group.
+ */
+import { Effect, Option } from "effect"
+import { isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
+import type { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "@kiln/domain/errors"
+import type { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
+import { type AccessibleRepository, type CreateRepositoryInput, Repositories } from "@kiln/domain/repo/Repositories"
+import type { CreateRepoOption } from "../api/UserReposApi.ts"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
+import { Caller } from "../http/Caller.ts"
+import { toRepositoryJson } from "../wire/Repository.ts"
+import { siteUrls } from "../wire/User.ts"
+
+export const PUBLIC_ONLY_REPO_MESSAGE = "token scope is limited to public repos"
+
+export type RepositoryFailure = Invalid | Forbidden | AlreadyExists | Conflict | NotFound | GitStorageFailure
+
+/** CreateRepoOption as the domain takes it. */
+export const createInput = (payload: (typeof CreateRepoOption)[0]["Type"]): CreateRepositoryInput => ({
+  name: payload.name,
+  description: payload.description,
+  private: payload.private,
+  issueLabels: payload.issue_labels,
+  autoInit: payload.auto_init,
+  template: payload.template,
+  gitignores: payload.gitignores,
+  license: payload.license,
+  readme: payload.readme,
+  defaultBranch: payload.default_branch,
+  trustModel: payload.trust_model,
+  objectFormatName: payload.object_format_name
+})
+
+export const makeRepoRequests = Effect.gen(function*() {
+  const repositories = yield* Repositories
+  const errors = yield* ApiErrors
+  const config = yield* KilnConfig
+  const urls = siteUrls(config.rootUrl)
+
+  const publicOnly = Effect.map(Effect.service(Caller), (caller) =>
+    Option.match(caller.principal, {
+      onNone: () => false,
+      onSome: (principal) => Option.match(principal.scopes, { onNone: () => false, onSome: isPublicOnly })
+    }))
+
+  /**
+   * Statuses: Invalid 422 (400 for an unknown readme template), Forbidden 403, AlreadyExists 409,
+   * NotFound 404, Conflict and disk failures 500.
+   */
+  const failure = (error: RepositoryFailure) => {
+    switch (error._tag) {
+      case "Invalid":
+        return error.field === "readme" ? errors.badRequest(error.message) : errors.validation(error.message)
+      case "GitStorageFailure":
+        return errors.internal(error.message)
+      case "Conflict":
+        return errors.fromDomain(error, { Conflict: 500 })
+      default:
+        return errors.fromDomain(error)
+    }
+  }
+
+  /** The repository of `/repos/{owner}/{repo}/...` for the caller, or Forgejo's 404s and the public-only 403. */
+  const lookup = (params: { readonly owner: string; readonly repo: string }) =>
+    Effect.gen(function*() {
+      const caller = yield* Caller
+      const viewer = Option.map(caller.principal, (principal) => principal.user)
+      const found = yield* repositories.accessible(viewer, params.owner, params.repo).pipe(
+        Effect.mapError((error) =>
+          error.message.startsWith("user does not exist")
+            ? errors.notFound("GetUserByName", error.message)
+            : errors.notFound())
+      )
+      if ((yield* publicOnly) && (found.repository.isPrivate || found.owner.visibility !== "public")) {
+        return yield* errors.forbidden(PUBLIC_ONLY_REPO_MESSAGE)
+      }
+      return found
+    })
+
+  const render = (item: AccessibleRepository) => toRepositoryJson(item, urls)
+
+  return { repositories, errors, config, urls, publicOnly, failure, lookup, render }
+})

@@ -1,0 +1,46 @@
+/** `GET/POST /user/repos` and `GET /users/{username}/repos`. */
+import { Effect, Option } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { parseOwnSearch } from "@kiln/domain/repo/RepositorySearch"
+import { UserStore } from "@kiln/domain/user/UserStore"
+import { Api } from "../api/Api.ts"
+import { currentUser, requireSignedIn } from "../http/Caller.ts"
+import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { createInput, makeRepoRequests } from "./RepoRequests.ts"
+
+export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fnUntraced(function*(handlers) {
+  const { repositories, errors, config, publicOnly, failure, render } = yield* makeRepoRequests
+  const users = yield* UserStore
+
+  return handlers
+    .handle("userCurrentListRepos", ({ query }) =>
+      Effect.gen(function*() {
+        const principal = yield* requireSignedIn
+        const page = pageFromQuery(query)
+        const search = yield* parseOwnSearch(principal.user, (query.order_by ?? "").trim(), page, yield* publicOnly).pipe(
+          Effect.mapError((error) => errors.validation(error.message))
+        )
+        const result = yield* repositories.search(Option.some(principal.user), search)
+        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        return result.items.map(render)
+      }))
+    .handle("createCurrentUserRepo", ({ payload }) =>
+      Effect.gen(function*() {
+        const principal = yield* requireSignedIn
+        const created = yield* repositories.create(principal.user, principal.user, createInput(payload)).pipe(
+          Effect.mapError(failure)
+        )
+        return render(created)
+      }))
+    .handle("userListRepos", ({ params, query }) =>
+      Effect.gen(function*() {
+        const viewer = yield* currentUser
+        const found = yield* users.findByName(params.username)
+        if (Option.isNone(found)) return yield* errors.notFoundPlain(`user does not exist [uid: 0, name: ${params.username}]`)
+        const page = pageFromQuery(query)
+        const includePrivate = Option.isSome(viewer) && !(yield* publicOnly)
+        const result = yield* repositories.listForOwner(viewer, found.value, includePrivate, page)
+        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        return result.items.map(render)
+      }))
+}))

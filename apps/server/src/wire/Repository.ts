@@ -1,0 +1,189 @@
+/**
+ * Forgejo's Repository JSON (services/convert/repository.go, keys in modules/structs/repo.go
+ * order), with `permissions` for the caller and the owner nested as a User.
+ */
+import { Schema } from "effect"
+import type { AccessMode } from "@kiln/domain/org/AccessMode"
+import { atLeast } from "@kiln/domain/org/AccessMode"
+import type { AccessibleRepository } from "@kiln/domain/repo/Repositories"
+import { hasUnit } from "@kiln/domain/repo/Repository"
+import { rfc3339, ZERO_TIME } from "./Time.ts"
+import { type SiteUrls, toUserJson, UserJson } from "./User.ts"
+
+const PermissionJson = Schema.Struct({ admin: Schema.Boolean, push: Schema.Boolean, pull: Schema.Boolean })
+  .annotate({ identifier: "Permission" })
+
+const InternalTrackerJson = Schema.Struct({
+  enable_time_tracker: Schema.Boolean,
+  allow_only_contributors_to_track_time: Schema.Boolean,
+  enable_issue_dependencies: Schema.Boolean
+}).annotate({ identifier: "InternalTracker" })
+
+const fields = {
+  id: Schema.Number,
+  owner: UserJson,
+  name: Schema.String,
+  full_name: Schema.String,
+  description: Schema.String,
+  empty: Schema.Boolean,
+  private: Schema.Boolean,
+  fork: Schema.Boolean,
+  template: Schema.Boolean,
+  /** Forks carry their base repository here (always null until forks exist). */
+  parent: Schema.Null,
+  mirror: Schema.Boolean,
+  size: Schema.Number,
+  language: Schema.String,
+  languages_url: Schema.String,
+  html_url: Schema.String,
+  url: Schema.String,
+  link: Schema.String,
+  ssh_url: Schema.String,
+  clone_url: Schema.String,
+  original_url: Schema.String,
+  website: Schema.String,
+  stars_count: Schema.Number,
+  forks_count: Schema.Number,
+  watchers_count: Schema.Number,
+  open_issues_count: Schema.Number,
+  open_pr_counter: Schema.Number,
+  release_counter: Schema.Number,
+  default_branch: Schema.String,
+  archived: Schema.Boolean,
+  created_at: Schema.String,
+  updated_at: Schema.String,
+  archived_at: Schema.String,
+  permissions: PermissionJson,
+  has_issues: Schema.Boolean,
+  internal_tracker: Schema.optionalKey(InternalTrackerJson),
+  has_wiki: Schema.Boolean,
+  wiki_branch: Schema.optionalKey(Schema.String),
+  globally_editable_wiki: Schema.Boolean,
+  has_pull_requests: Schema.Boolean,
+  has_projects: Schema.Boolean,
+  has_releases: Schema.Boolean,
+  has_packages: Schema.Boolean,
+  has_actions: Schema.Boolean,
+  ignore_whitespace_conflicts: Schema.Boolean,
+  allow_merge_commits: Schema.Boolean,
+  allow_rebase: Schema.Boolean,
+  allow_rebase_explicit: Schema.Boolean,
+  allow_squash_merge: Schema.Boolean,
+  allow_fast_forward_only_merge: Schema.Boolean,
+  allow_rebase_update: Schema.Boolean,
+  default_delete_branch_after_merge: Schema.Boolean,
+  default_merge_style: Schema.String,
+  default_allow_maintainer_edit: Schema.Boolean,
+  default_update_style: Schema.String,
+  avatar_url: Schema.String,
+  internal: Schema.Boolean,
+  mirror_interval: Schema.String,
+  object_format_name: Schema.String,
+  mirror_updated: Schema.String,
+  repo_transfer: Schema.Null,
+  topics: Schema.NullOr(Schema.Array(Schema.String))
+}
+
+export const RepositoryJson = Schema.Struct(fields).annotate({ identifier: "Repository" })
+export type RepositoryJson = typeof RepositoryJson.Type
+
+export const SearchResultsJson = Schema.Struct({ ok: Schema.Boolean, data: Schema.Array(RepositoryJson) })
+  .annotate({ identifier: "SearchResults" })
+
+export const RepoCollaboratorPermissionJson = Schema.Struct({
+  permission: Schema.String,
+  role_name: Schema.String,
+  user: UserJson
+}).annotate({ identifier: "RepoCollaboratorPermission" })
+
+const segment = encodeURIComponent
+
+/** `git@host:owner/name.git` on the default SSH port (Forgejo's `CloneLink`). */
+const sshUrl = (urls: SiteUrls, owner: string, name: string): string =>
+  `git@${new URL(urls.rootUrl).hostname}:${segment(owner)}/${segment(name)}.git`
+
+export const toRepositoryJson = (item: AccessibleRepository, urls: SiteUrls): RepositoryJson => {
+  const { repository, owner, access } = item
+  const { units } = repository
+  const pulls = hasUnit(repository, "repo.pulls")
+  const htmlUrl = `${urls.rootUrl}${segment(owner.name)}/${segment(repository.name)}`
+  const apiUrl = `${urls.rootUrl}api/v1/repos/${segment(owner.name)}/${segment(repository.name)}`
+  const code: AccessMode = access.units["repo.code"]
+  const issues = hasUnit(repository, "repo.issues")
+  return {
+    id: repository.id,
+    // Nested owners show what a signed-in viewer sees whenever the caller has any access.
+    owner: toUserJson(owner, urls, { signed: access.mode !== "none", privileged: false }),
+    name: repository.name,
+    full_name: `${owner.name}/${repository.name}`,
+    description: repository.description,
+    empty: repository.isEmpty,
+    private: repository.isPrivate,
+    fork: repository.isFork,
+    template: repository.isTemplate,
+    parent: null,
+    mirror: repository.isMirror,
+    size: Math.floor(repository.size / 1024),
+    language: "",
+    languages_url: `${apiUrl}/languages`,
+    html_url: htmlUrl,
+    url: apiUrl,
+    link: "",
+    ssh_url: sshUrl(urls, owner.name, repository.name),
+    clone_url: `${htmlUrl}.git`,
+    original_url: "",
+    website: repository.website,
+    stars_count: repository.numStars,
+    forks_count: repository.numForks,
+    watchers_count: repository.numWatches,
+    open_issues_count: repository.numOpenIssues,
+    open_pr_counter: repository.numOpenPulls,
+    release_counter: 0,
+    default_branch: repository.defaultBranch,
+    archived: repository.isArchived,
+    created_at: rfc3339(repository.createdAt),
+    updated_at: rfc3339(repository.updatedAt),
+    archived_at: rfc3339(repository.archivedAt),
+    permissions: { admin: atLeast(access.mode, "admin"), push: atLeast(code, "write"), pull: atLeast(code, "read") },
+    has_issues: issues || hasUnit(repository, "repo.ext_issues"),
+    ...(issues
+      ? {
+        internal_tracker: {
+          enable_time_tracker: units.issues.enableTimeTracker,
+          allow_only_contributors_to_track_time: units.issues.allowOnlyContributorsToTrackTime,
+          enable_issue_dependencies: units.issues.enableDependencies
+        }
+      }
+      : {}),
+    has_wiki: hasUnit(repository, "repo.wiki") || hasUnit(repository, "repo.ext_wiki"),
+    ...(repository.wikiBranch === "" ? {} : { wiki_branch: repository.wikiBranch }),
+    globally_editable_wiki: hasUnit(repository, "repo.wiki") && units.wikiGloballyEditable,
+    has_pull_requests: pulls,
+    has_projects: hasUnit(repository, "repo.projects"),
+    has_releases: hasUnit(repository, "repo.releases"),
+    has_packages: hasUnit(repository, "repo.packages"),
+    has_actions: hasUnit(repository, "repo.actions"),
+    ignore_whitespace_conflicts: pulls && units.pulls.ignoreWhitespaceConflicts,
+    allow_merge_commits: pulls && units.pulls.allowMerge,
+    allow_rebase: pulls && units.pulls.allowRebase,
+    allow_rebase_explicit: pulls && units.pulls.allowRebaseMerge,
+    allow_squash_merge: pulls && units.pulls.allowSquash,
+    allow_fast_forward_only_merge: pulls && units.pulls.allowFastForwardOnly,
+    allow_rebase_update: pulls && units.pulls.allowRebaseUpdate,
+    default_delete_branch_after_merge: pulls && units.pulls.defaultDeleteBranchAfterMerge,
+    default_merge_style: pulls ? units.pulls.defaultMergeStyle : "merge",
+    default_allow_maintainer_edit: pulls && units.pulls.defaultAllowMaintainerEdit,
+    default_update_style: pulls ? units.pulls.defaultUpdateStyle : "merge",
+    avatar_url: "",
+    internal: !repository.isPrivate && owner.visibility === "private",
+    mirror_interval: "",
+    object_format_name: repository.objectFormat,
+    mirror_updated: ZERO_TIME,
+    repo_transfer: null,
+    topics: null
+  }
+}
+
+/** Forgejo's `ToUserAndPermission`: the level's name is both `permission` and `role_name`. */
+export const toCollaboratorPermissionJson = (mode: AccessMode, user: UserJson) => ({ permission: mode, role_name: mode, user })
+

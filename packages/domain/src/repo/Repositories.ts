@@ -1,0 +1,674 @@
+/**
+ * Repositories (api-facts §4.1–4.7): creation with the initial commit, lookups with THE access
+ * rule (`repositoryAccess`), edits, deletion, listings, search and collaborators.
+ *
+ * The database row and the bare repository on disk change together. Every disk step runs inside
+ * the row's transaction: a failed disk step rolls the row back; when the commit itself fails after
+ * the disk step, the disk step is undone. Deletion moves the repository to a tombstone inside the
+ * transaction and only erases the tombstone after the commit (retried, then reported), so a row
+ * never points at nothing and a failed erase never blocks the name.
+ * [routers/api/v1/repo/repo.go, collaborators.go, services/repository/create.go, delete.go]
+ */
+import { Clock, Context, Effect, Layer, Option, Ref, Schedule } from "effect"
+import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
+import { type InitialCommit, GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
+import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
+import { isValidRefName } from "../git/RefName.ts"
+import { type AccessMode, atLeast, parseAccessMode } from "../org/AccessMode.ts"
+import { ORG_HIDDEN_MESSAGE, orgNotFoundMessage, ownsRepositoriesMessage } from "../org/Organization.ts"
+import { canSeeAccount } from "../org/OrgVisibility.ts"
+import { repositoryAccess, type RepositoryAccess } from "../org/RepositoryAccess.ts"
+import { isOwnerTeam } from "../org/Team.ts"
+import { TeamStore } from "../org/TeamStore.ts"
+import { type UnitKey, unitKeys } from "../org/Unit.ts"
+import type { Page, PageRequest } from "../Paging.ts"
+import { signingKeyFor } from "../signing/SigningKeyResolution.ts"
+import { SigningKeys } from "../signing/SigningKeys.ts"
+import type { User } from "../user/User.ts"
+import { UserStore } from "../user/UserStore.ts"
+import { InitialFiles } from "./InitialFiles.ts"
+import {
+  defaultUnits,
+  type MergeStyle,
+  mergeStyles,
+  type OwnedRepository,
+  type Repository,
+  type RepositoryChanges,
+  REPOSITORY_EXISTS_MESSAGE,
+  type RepositoryUnits,
+  repositoryNotFoundMessage,
+  trustModelOf,
+  type UpdateStyle,
+  updateStyles
+} from "./Repository.ts"
+import { bindRepositoryName, checkUsableRepositoryName, lowerRepositoryName } from "./RepositoryName.ts"
+import type { RepositorySearch } from "./RepositorySearch.ts"
+import { type AccessFacts, RepositoryStore } from "./RepositoryStore.ts"
+import { Transactions } from "./Transactions.ts"
+
+/** Instance settings: `[repository] DEFAULT_BRANCH`, `FORCE_PRIVATE`, and the host of hidden e-mail addresses. */
+export interface RepositorySettingsShape {
+  readonly defaultBranch: string
+  readonly forcePrivate: boolean
+  readonly noReplyDomain: string
+}
+
+export class RepositorySettings extends Context.Reference<RepositorySettingsShape>("@kiln/domain/repo/RepositorySettings", {
+  defaultValue: () => ({ defaultBranch: "main", forcePrivate: false, noReplyDomain: "noreply.localhost" })
+}) {}
+
+/** A repository the caller may see, with the caller's access. */
+export interface AccessibleRepository extends OwnedRepository {
+  readonly access: RepositoryAccess
+}
+
+/** CreateRepoOption. */
+export interface CreateRepositoryInput {
+  readonly name: string
+  readonly description?: string | undefined
+  readonly private?: boolean | undefined
+  readonly issueLabels?: string | undefined
+  readonly autoInit?: boolean | undefined
+  readonly template?: boolean | undefined
+  /** Comma-separated template names. */
+  readonly gitignores?: string | undefined
+  readonly license?: string | undefined
+  readonly readme?: string | undefined
+  readonly defaultBranch?: string | undefined
+  readonly trustModel?: string | undefined
+  readonly objectFormatName?: string | undefined
+}
+
+/** EditRepoOption (the fields Kiln keeps); absent fields stay as they are. */
+export interface EditRepositoryInput {
+  readonly name?: string | undefined
+  readonly description?: string | undefined
+  readonly website?: string | undefined
+  readonly private?: boolean | undefined
+  readonly template?: boolean | undefined
+  readonly hasIssues?: boolean | undefined
+  readonly internalTracker?: {
+    readonly enableTimeTracker: boolean
+    readonly allowOnlyContributorsToTrackTime: boolean
+    readonly enableIssueDependencies: boolean
+  } | undefined
+  readonly hasWiki?: boolean | undefined
+  readonly globallyEditableWiki?: boolean | undefined
+  readonly defaultBranch?: string | undefined
+  readonly hasPullRequests?: boolean | undefined
+  readonly hasProjects?: boolean | undefined
+  readonly hasReleases?: boolean | undefined
+  readonly hasPackages?: boolean | undefined
+  readonly hasActions?: boolean | undefined
+  readonly ignoreWhitespaceConflicts?: boolean | undefined
+  readonly allowMerge?: boolean | undefined
+  readonly allowRebase?: boolean | undefined
+  readonly allowRebaseMerge?: boolean | undefined
+  readonly allowSquash?: boolean | undefined
+  readonly allowFastForwardOnly?: boolean | undefined
+  readonly allowManualMerge?: boolean | undefined
+  readonly autodetectManualMerge?: boolean | undefined
+  readonly allowRebaseUpdate?: boolean | undefined
+  readonly defaultDeleteBranchAfterMerge?: boolean | undefined
+  readonly defaultMergeStyle?: string | undefined
+  readonly defaultUpdateStyle?: string | undefined
+  readonly defaultAllowMaintainerEdit?: boolean | undefined
+  readonly archived?: boolean | undefined
+}
+
+export const NOT_ALLOWED_IN_ORG_MESSAGE = "Given user is not allowed to create repository in organization."
+export const REQUIRE_ADMIN_MESSAGE = "user should be an owner or a collaborator with admin write of a repository"
+export const REQUIRE_OWNER_MESSAGE = "user should be the owner of the repo"
+export const NOT_ORG_OWNER_MESSAGE = "Given user is not owner of organization."
+export const PERMISSION_QUERY_MESSAGE =
+  "Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own"
+export const INACTIVE_COLLABORATOR_MESSAGE = "collaborator's account is inactive"
+
+export class Repositories extends Context.Service<Repositories, {
+  /**
+   * THE lookup of `/repos/{owner}/{repo}/...`: the repository with the caller's access. NotFound
+   * `user does not exist [uid: 0, name: x]` for an unknown owner (Forgejo: 404 `GetUserByName`),
+   * otherwise NotFound `repository does not exist [...]` when it is missing or the caller has no
+   * access (Forgejo: the generic 404).
+   */
+  readonly accessible: (viewer: Option.Option<User>, ownerName: string, name: string) => Effect.Effect<AccessibleRepository, NotFound>
+  /** `GET /repositories/{id}`: as `accessible`, by id. */
+  readonly accessibleById: (viewer: Option.Option<User>, id: number) => Effect.Effect<AccessibleRepository, NotFound>
+  /** The access of `viewer` to each repository (batched lookups), in order. */
+  readonly withAccess: (viewer: Option.Option<User>, repositories: ReadonlyArray<OwnedRepository>) => Effect.Effect<ReadonlyArray<AccessibleRepository>>
+  /**
+   * The organization of `/orgs/{org}/repos`: NotFound `org does not exist [id: 0, name: x]`, then
+   * (with `checkVisibility`) NotFound `HasOrgOrUserVisible` when the viewer may not see it.
+   */
+  readonly organization: (viewer: Option.Option<User>, name: string, checkVisibility: boolean) => Effect.Effect<User, NotFound>
+  /**
+   * Creates a repository of `owner` on behalf of `doer`. Errors in order: Invalid binding
+   * `[Name]: Required|AlphaDashDot|MaxSize`, `[Description]: MaxSize`, `[DefaultBranch]: GitRefName|MaxSize`
+   * (422); Forbidden `Given user is not allowed to create repository in organization.` (403); Invalid
+   * with field `readme` `readme template does not exist, available templates: [...]` (Forgejo: 400);
+   * Invalid for other unknown templates, label sets, object formats and unusable names (422);
+   * AlreadyExists `The repository with the same name already exists.` (409); Conflict when the disk
+   * already has files there; GitStorageFailure when the disk refused (neither row nor files remain).
+   */
+  readonly create: (
+    doer: User,
+    owner: User,
+    input: CreateRepositoryInput
+  ) => Effect.Effect<AccessibleRepository, Invalid | Forbidden | AlreadyExists | Conflict | GitStorageFailure>
+  /**
+   * `PATCH /repos/{o}/{r}`: repository admins. Forbidden (403); Invalid binding `[Name]: AlphaDashDot|MaxSize`,
+   * `[Description]: MaxSize`, `[Website]: MaxSize`, `[DefaultMergeStyle]: In`, `[DefaultUpdateStyle]: In`,
+   * then `name is reserved [...]`, `repository already exists [uname: o, name: n]`,
+   * `cannot change private repository to public`, `repo is a mirror, cannot archive/un-archive` (422).
+   */
+  readonly edit: (
+    doer: User,
+    target: AccessibleRepository,
+    input: EditRepositoryInput
+  ) => Effect.Effect<AccessibleRepository, Invalid | Forbidden | Conflict | GitStorageFailure>
+  /**
+   * `DELETE /repos/{o}/{r}`: Forbidden `user should be the owner of the repo`, then (organization
+   * repositories) `Given user is not owner of organization.` (403).
+   */
+  readonly remove: (doer: User, target: AccessibleRepository) => Effect.Effect<void, Forbidden | GitStorageFailure>
+  /**
+   * `GET /users/{u}/repos`, `GET /orgs/{org}/repos`: by id; private ones only with `includePrivate`.
+   * Items the viewer may not access are dropped (site admins see all); `total` counts the whole set.
+   */
+  readonly listForOwner: (
+    viewer: Option.Option<User>,
+    owner: User,
+    includePrivate: boolean,
+    page: PageRequest
+  ) => Effect.Effect<Page<AccessibleRepository>>
+  /** `GET /repos/search`, `GET /user/repos` (build the query with `parseSearch` / `parseOwnSearch`). */
+  readonly search: (viewer: Option.Option<User>, query: RepositorySearch) => Effect.Effect<Page<AccessibleRepository>>
+  readonly collaborators: (target: AccessibleRepository, page: PageRequest) => Effect.Effect<Page<User>>
+  readonly isCollaborator: (target: AccessibleRepository, user: User) => Effect.Effect<boolean>
+  /**
+   * `PUT .../collaborators/{c}` (repository admins): a new collaborator gets `write`; `permission`
+   * read/write/admin then sets the level, anything else is ignored. Conflict for an inactive account
+   * (Forgejo: 500).
+   */
+  readonly addCollaborator: (
+    doer: User,
+    target: AccessibleRepository,
+    user: User,
+    permission: string | undefined
+  ) => Effect.Effect<void, Forbidden | Conflict>
+  /** `DELETE .../collaborators/{c}` (repository admins); also when `user` is no collaborator. */
+  readonly removeCollaborator: (doer: User, target: AccessibleRepository, user: User) => Effect.Effect<void, Forbidden>
+  /**
+   * `GET .../collaborators/{c}/permission`: site admins, repository admins and the user themself;
+   * Forbidden otherwise. The user's repository-wide level.
+   */
+  readonly permissionOf: (doer: User, target: AccessibleRepository, user: User) => Effect.Effect<AccessMode, Forbidden>
+  /**
+   * After a push: recomputes the size, leaves `empty` once a branch exists, moves the default branch
+   * to a pushed one when the repository was empty and its default is missing, and bumps `updated_at`.
+   */
+  readonly recordPush: (repositoryId: number) => Effect.Effect<Repository, NotFound | GitStorageFailure>
+  /** Moves an owner's repositories on disk after the account was renamed. */
+  readonly renameOwner: (from: string, to: string) => Effect.Effect<void, AlreadyExists | Invalid | GitStorageFailure>
+  /** For account and organization deletion guards: `user still has ownership of repositories [uid: N]`. */
+  readonly ownershipGuard: (owner: User) => Effect.Effect<Option.Option<string>>
+}>()("@kiln/domain/repo/Repositories") {}
+
+const noFacts: AccessFacts = { collaborations: new Map(), teams: new Map(), memberOf: new Set() }
+
+const accessWith = (viewer: Option.Option<User>, owned: OwnedRepository, facts: AccessFacts): RepositoryAccess => {
+  const { repository, owner } = owned
+  return repositoryAccess({
+    caller: viewer,
+    owner,
+    repository: { id: repository.id, isPrivate: repository.isPrivate, units: repository.units.enabled },
+    collaboration: Option.fromUndefinedOr(facts.collaborations.get(repository.id)),
+    teams: facts.teams.get(repository.id) ?? [],
+    isOrgMember: facts.memberOf.has(owner.id)
+  })
+}
+
+/** Whether access needs no stored facts: anonymous callers, site admins, owners. */
+const decidedWithoutFacts = (viewer: Option.Option<User>, owned: OwnedRepository): boolean =>
+  Option.match(viewer, { onNone: () => true, onSome: (user) => user.isAdmin || user.id === owned.owner.id })
+
+const maxSize = (value: string | undefined, max: number, field: string): Effect.Effect<void, Invalid> =>
+  value !== undefined && [...value].length > max ? Effect.fail(new Invalid({ field, message: `[${field}]: MaxSize` })) : Effect.void
+
+const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
+
+const locationOf = (owned: OwnedRepository): RepositoryLocation => ({ owner: owned.owner.name, name: owned.repository.name })
+
+/** Where a repository waits to be erased: a name ending in `.git`, which no live repository may have. */
+const tombstoneOf = (owned: OwnedRepository): RepositoryLocation => ({
+  owner: owned.owner.name,
+  name: `${owned.repository.lowerName}.deleted-${owned.repository.id}.git`
+})
+
+const isMergeStyle = (value: string): value is MergeStyle => mergeStyles.some((style) => style === value)
+const isUpdateStyle = (value: string): value is UpdateStyle => updateStyles.some((style) => style === value)
+
+/** The enabled units after an edit's toggles, in unit order. */
+const toggledUnits = (units: RepositoryUnits, input: EditRepositoryInput): RepositoryUnits => {
+  const enabled = new Set(units.enabled)
+  const toggle = (unit: UnitKey, on: boolean | undefined) => {
+    if (on === true) enabled.add(unit)
+    if (on === false) enabled.delete(unit)
+  }
+  if (input.hasIssues !== undefined) {
+    enabled.delete("repo.ext_issues")
+    toggle("repo.issues", input.hasIssues)
+  }
+  if (input.hasWiki !== undefined) {
+    enabled.delete("repo.ext_wiki")
+    toggle("repo.wiki", input.hasWiki)
+  }
+  toggle("repo.pulls", input.hasPullRequests)
+  toggle("repo.projects", input.hasProjects)
+  toggle("repo.releases", input.hasReleases)
+  toggle("repo.packages", input.hasPackages)
+  toggle("repo.actions", input.hasActions)
+  const pick = <A>(value: A | undefined, current: A): A => value === undefined ? current : value
+  const { pulls, issues } = units
+  return {
+    enabled: unitKeys.filter((unit) => enabled.has(unit)),
+    issues: input.internalTracker === undefined || !enabled.has("repo.issues") ? issues : {
+      enableTimeTracker: input.internalTracker.enableTimeTracker,
+      allowOnlyContributorsToTrackTime: input.internalTracker.allowOnlyContributorsToTrackTime,
+      enableDependencies: input.internalTracker.enableIssueDependencies
+    },
+    pulls: !enabled.has("repo.pulls") ? pulls : {
+      ignoreWhitespaceConflicts: pick(input.ignoreWhitespaceConflicts, pulls.ignoreWhitespaceConflicts),
+      allowMerge: pick(input.allowMerge, pulls.allowMerge),
+      allowRebase: pick(input.allowRebase, pulls.allowRebase),
+      allowRebaseMerge: pick(input.allowRebaseMerge, pulls.allowRebaseMerge),
+      allowSquash: pick(input.allowSquash, pulls.allowSquash),
+      allowFastForwardOnly: pick(input.allowFastForwardOnly, pulls.allowFastForwardOnly),
+      allowManualMerge: pick(input.allowManualMerge, pulls.allowManualMerge),
+      autodetectManualMerge: pick(input.autodetectManualMerge, pulls.autodetectManualMerge),
+      allowRebaseUpdate: pick(input.allowRebaseUpdate, pulls.allowRebaseUpdate),
+      defaultDeleteBranchAfterMerge: pick(input.defaultDeleteBranchAfterMerge, pulls.defaultDeleteBranchAfterMerge),
+      defaultMergeStyle: input.defaultMergeStyle !== undefined && isMergeStyle(input.defaultMergeStyle)
+        ? input.defaultMergeStyle
+        : pulls.defaultMergeStyle,
+      defaultUpdateStyle: input.defaultUpdateStyle !== undefined && isUpdateStyle(input.defaultUpdateStyle)
+        ? input.defaultUpdateStyle
+        : pulls.defaultUpdateStyle,
+      defaultAllowMaintainerEdit: pick(input.defaultAllowMaintainerEdit, pulls.defaultAllowMaintainerEdit)
+    },
+    wikiGloballyEditable: input.globallyEditableWiki !== undefined && enabled.has("repo.wiki")
+      ? input.globallyEditableWiki
+      : units.wikiGloballyEditable
+  }
+}
+
+export const layer: Layer.Layer<
+  Repositories,
+  never,
+  RepositoryStore | TeamStore | UserStore | GitStorage | InitialFiles | Transactions
+> = Layer.effect(
+  Repositories,
+  Effect.gen(function*() {
+    const store = yield* RepositoryStore
+    const teams = yield* TeamStore
+    const users = yield* UserStore
+    const git = yield* GitStorage
+    // Without a signing key service (e.g. an embedding without one) initial commits are unsigned.
+    const signingKeys = yield* Effect.serviceOption(SigningKeys)
+    const initialFiles = yield* InitialFiles
+    const transactions = yield* Transactions
+
+    const withAccess = (viewer: Option.Option<User>, owned: ReadonlyArray<OwnedRepository>) =>
+      Effect.gen(function*() {
+        const needFacts = owned.filter((item) => !decidedWithoutFacts(viewer, item))
+        const facts = Option.isSome(viewer) && needFacts.length > 0
+          ? yield* store.accessFacts(viewer.value.id, needFacts.map((item) => item.repository))
+          : noFacts
+        return owned.map((item): AccessibleRepository => ({ ...item, access: accessWith(viewer, item, facts) }))
+      })
+
+    const accessOf = (viewer: Option.Option<User>, owned: OwnedRepository) =>
+      Effect.map(withAccess(viewer, [owned]), (items) => items[0]?.access ?? accessWith(viewer, owned, noFacts))
+
+    const hiddenOrMissing = (ownerName: string, name: string) => new NotFound({ message: repositoryNotFoundMessage(ownerName, name) })
+
+    const reveal = (viewer: Option.Option<User>, owned: OwnedRepository, ownerName: string, name: string) =>
+      Effect.flatMap(accessOf(viewer, owned), (access) =>
+        access.hasAccess ? Effect.succeed({ ...owned, access }) : Effect.fail(hiddenOrMissing(ownerName, name)))
+
+    const accessible = (viewer: Option.Option<User>, ownerName: string, name: string) =>
+      Effect.gen(function*() {
+        const found = yield* store.find(ownerName, name)
+        if (Option.isSome(found)) return yield* reveal(viewer, found.value, ownerName, name)
+        if (Option.isNone(yield* users.findByName(ownerName))) {
+          return yield* new NotFound({ message: `user does not exist [uid: 0, name: ${ownerName}]` })
+        }
+        return yield* hiddenOrMissing(ownerName, name)
+      })
+
+    const reload = (viewer: Option.Option<User>, id: number) =>
+      Effect.flatMap(store.findById(id), (found) =>
+        Option.isSome(found)
+          ? Effect.map(accessOf(viewer, found.value), (access): AccessibleRepository => ({ ...found.value, access }))
+          : Effect.die(new Error(`repository ${id} vanished during the request`)))
+
+    const requireAdmin = (target: AccessibleRepository) =>
+      atLeast(target.access.mode, "admin") ? Effect.void : Effect.fail(new Forbidden({ message: REQUIRE_ADMIN_MESSAGE }))
+
+    /** Owners, and teams allowed to create repositories (the Owners team always is). */
+    const mayCreateIn = (doer: User, owner: User) =>
+      Effect.gen(function*() {
+        if (doer.isAdmin || doer.id === owner.id) return true
+        if (owner.kind !== "organization") return false
+        const memberships = yield* teams.listForMember(owner.id, doer.id)
+        return memberships.some((team) => isOwnerTeam(team) || team.canCreateOrgRepo)
+      })
+
+    /** Runs `step` on disk inside the current transaction and undoes it if the commit fails. */
+    const diskStepInTransaction = <A, E, R, E2>(
+      step: Effect.Effect<A, E, R>,
+      undo: Effect.Effect<void, E2>
+    ) =>
+      <B, E3, R3>(rowsThenStep: (step: Effect.Effect<A, E, R>) => Effect.Effect<B, E3, R3>) =>
+        Effect.gen(function*() {
+          const done = yield* Ref.make(false)
+          return yield* transactions.run(rowsThenStep(Effect.tap(step, () => Ref.set(done, true)))).pipe(
+            Effect.onExit((exit) =>
+              exit._tag === "Failure"
+                ? Effect.flatMap(Ref.get(done), (stepDone) =>
+                  stepDone
+                    ? undo.pipe(Effect.catchCause((cause) => Effect.logError("could not undo a disk step", cause)))
+                    : Effect.void)
+                : Effect.void)
+          )
+        })
+
+    const initialCommit = (doer: User, owner: User, name: string, files: InitialCommit["files"]) =>
+      Effect.gen(function*() {
+        const settings = yield* RepositorySettings
+        const when = { seconds: yield* nowSeconds, offsetMinutes: 0 }
+        const author = {
+          name: doer.fullName === "" ? doer.name : doer.fullName,
+          email: doer.keepEmailPrivate ? `${doer.lowerName}@${settings.noReplyDomain}` : doer.email,
+          when
+        }
+        const key = Option.map(signingKeys, (instanceKey) => signingKeyFor(instanceKey, { owner: owner.name, name }))
+        const signer = Option.flatMap(key, (found) => Option.map(found.identity, (identity) => ({ identity, key: found })))
+        const commit: InitialCommit = Option.match(signer, {
+          onNone: () => ({ files, message: "Initial commit\n", author, committer: author }),
+          onSome: ({ identity, key }) => ({
+            files,
+            message: "Initial commit\n",
+            author,
+            committer: { name: identity.name, email: identity.email, when },
+            sign: (payload: string) => Effect.map(key.sign(payload), Option.getOrElse(() => ""))
+          })
+        })
+        return commit
+      })
+
+    const create = (doer: User, owner: User, input: CreateRepositoryInput) =>
+      Effect.gen(function*() {
+        const settings = yield* RepositorySettings
+        yield* bindRepositoryName(input.name, "Name")
+        yield* maxSize(input.description, 2048, "Description")
+        const defaultBranchInput = input.defaultBranch ?? ""
+        if (defaultBranchInput !== "" && !isValidRefName(defaultBranchInput)) {
+          return yield* new Invalid({ field: "DefaultBranch", message: "[DefaultBranch]: GitRefName" })
+        }
+        yield* maxSize(defaultBranchInput, 100, "DefaultBranch")
+        yield* maxSize(input.objectFormatName, 6, "ObjectFormatName")
+        if (!(yield* mayCreateIn(doer, owner))) return yield* new Forbidden({ message: NOT_ALLOWED_IN_ORG_MESSAGE })
+
+        const autoInit = input.autoInit ?? false
+        const defaultBranch = defaultBranchInput === "" ? settings.defaultBranch : defaultBranchInput
+        const description = input.description ?? ""
+        const files = autoInit
+          ? Option.some(yield* initialFiles.render({
+            owner: owner.name,
+            name: input.name,
+            description,
+            year: new Date((yield* nowSeconds) * 1000).getUTCFullYear(),
+            readme: input.readme === undefined || input.readme === "" ? "Default" : input.readme,
+            gitignores: (input.gitignores ?? "").split(",").map((name) => name.trim()).filter((name) => name !== ""),
+            ...(input.license === undefined || input.license === "" ? {} : { license: input.license })
+          }))
+          : Option.none()
+        yield* checkUsableRepositoryName(input.name)
+        if (input.issueLabels !== undefined && input.issueLabels !== "") {
+          return yield* new Invalid({ message: `Failed to load label template file "${input.issueLabels}": label set does not exist` })
+        }
+        const objectFormat = input.objectFormatName ?? ""
+        if (objectFormat !== "" && objectFormat !== "sha1") {
+          return yield* new Invalid({ message: `object format ${objectFormat} is not supported` })
+        }
+
+        const now = yield* nowSeconds
+        const location: RepositoryLocation = { owner: owner.name, name: input.name }
+        const initial = Option.isSome(files) ? Option.some(yield* initialCommit(doer, owner, input.name, files.value)) : Option.none()
+        const makeOnDisk = git.create(location, {
+          defaultBranch,
+          ...(Option.isSome(initial) ? { initialCommit: initial.value } : {})
+        }).pipe(
+          Effect.catchTag("AlreadyExists", (error) => Effect.fail(new Conflict({ message: error.message })))
+        )
+        const created = yield* diskStepInTransaction(makeOnDisk, git.remove(location))((onDisk) =>
+          Effect.gen(function*() {
+            const row = yield* store.insert({
+              ownerId: owner.id,
+              name: input.name,
+              description,
+              website: "",
+              defaultBranch,
+              wikiBranch: settings.defaultBranch,
+              isPrivate: (input.private ?? false) || settings.forcePrivate,
+              isTemplate: input.template ?? false,
+              isEmpty: !autoInit,
+              isArchived: false,
+              isFork: false,
+              forkId: 0,
+              isMirror: false,
+              size: 0,
+              objectFormat: "sha1",
+              trustModel: trustModelOf(input.trustModel),
+              units: defaultUnits,
+              numStars: 0,
+              numForks: 0,
+              numWatches: 0,
+              numOpenIssues: 0,
+              numOpenPulls: 0,
+              createdAt: now,
+              updatedAt: now,
+              archivedAt: 0
+            }).pipe(Effect.mapError(() => new AlreadyExists({ message: REPOSITORY_EXISTS_MESSAGE })))
+            yield* onDisk
+            const size = yield* git.sizeInBytes(location).pipe(Effect.orDie)
+            return yield* store.update(row.id, { size }).pipe(Effect.orDie)
+          }))
+        // Create answers as if the creator owned the repository (Forgejo's `AccessModeOwner`).
+        const owned: OwnedRepository = { repository: created, owner }
+        return { ...owned, access: accessWith(Option.some(owner), owned, noFacts) }
+      })
+
+    const branchExists = (location: RepositoryLocation, branch: string) =>
+      git.resolveCommit(location, `refs/heads/${branch}`).pipe(
+        Effect.as(true),
+        Effect.catch(() => Effect.succeed(false))
+      )
+
+    const edit = (doer: User, target: AccessibleRepository, input: EditRepositoryInput) =>
+      Effect.gen(function*() {
+        const settings = yield* RepositorySettings
+        yield* requireAdmin(target)
+        if (input.name !== undefined && input.name !== "") yield* bindRepositoryName(input.name, "Name")
+        yield* maxSize(input.description, 2048, "Description")
+        yield* maxSize(input.website, 1024, "Website")
+        if (input.defaultMergeStyle !== undefined && !isMergeStyle(input.defaultMergeStyle)) {
+          return yield* new Invalid({ field: "DefaultMergeStyle", message: "[DefaultMergeStyle]: In" })
+        }
+        if (input.defaultUpdateStyle !== undefined && !isUpdateStyle(input.defaultUpdateStyle)) {
+          return yield* new Invalid({ field: "DefaultUpdateStyle", message: "[DefaultUpdateStyle]: In" })
+        }
+        const { repository, owner } = target
+        const changes: { -readonly [K in keyof RepositoryChanges]: RepositoryChanges[K] } = {}
+        const newName = input.name ?? repository.name
+        const renamed = lowerRepositoryName(newName) !== repository.lowerName
+        if (renamed) yield* checkUsableRepositoryName(newName)
+        if (newName !== repository.name) changes.name = newName
+        if (input.description !== undefined) changes.description = input.description
+        if (input.website !== undefined) changes.website = input.website
+        if (input.private !== undefined) {
+          const wanted = repository.isFork ? repository.isPrivate : input.private
+          if (wanted !== repository.isPrivate && settings.forcePrivate && !wanted && !doer.isAdmin) {
+            return yield* new Invalid({ message: "cannot change private repository to public" })
+          }
+          changes.isPrivate = wanted
+        }
+        if (input.template !== undefined) changes.isTemplate = input.template
+        if (input.archived !== undefined) {
+          if (repository.isMirror) return yield* new Invalid({ message: "repo is a mirror, cannot archive/un-archive" })
+          changes.isArchived = input.archived
+          changes.archivedAt = input.archived ? yield* nowSeconds : 0
+        }
+        changes.units = toggledUnits(repository.units, input)
+        changes.updatedAt = yield* nowSeconds
+
+        const from = locationOf(target)
+        const to: RepositoryLocation = { owner: owner.name, name: newName }
+        const newBranch = input.defaultBranch
+        const switchBranch = newBranch !== undefined && newBranch !== repository.defaultBranch &&
+          (repository.isEmpty || (yield* branchExists(from, newBranch)))
+        if (switchBranch) changes.defaultBranch = newBranch
+
+        const taken = new Invalid({ message: `repository already exists [uname: ${owner.name}, name: ${newName}]` })
+        const rowChange = store.update(repository.id, changes).pipe(Effect.mapError(() => taken))
+        const moveOnDisk = renamed
+          ? git.move(from, to).pipe(
+            Effect.catchTag("AlreadyExists", (error) => Effect.fail(new Conflict({ message: error.message }))),
+            Effect.catchTag("NotFound", (error) => Effect.die(error))
+          )
+          : Effect.void
+        const branchOnDisk = switchBranch && !repository.isEmpty
+          ? git.setDefaultBranch(to, newBranch).pipe(Effect.catchTag("NotFound", (error) => Effect.die(error)))
+          : Effect.void
+        const undo = Effect.gen(function*() {
+          if (switchBranch && !repository.isEmpty) yield* git.setDefaultBranch(to, repository.defaultBranch)
+          if (renamed) yield* git.move(to, from)
+        })
+        yield* diskStepInTransaction(Effect.andThen(moveOnDisk, branchOnDisk), undo)((onDisk) =>
+          Effect.andThen(rowChange, onDisk))
+        return yield* reload(Option.some(doer), repository.id)
+      })
+
+    const remove = (doer: User, target: AccessibleRepository) =>
+      Effect.gen(function*() {
+        if (!atLeast(target.access.mode, "owner")) return yield* new Forbidden({ message: REQUIRE_OWNER_MESSAGE })
+        const { owner, repository } = target
+        if (!doer.isAdmin && doer.id !== owner.id && owner.kind === "organization") {
+          const memberships = yield* teams.listForMember(owner.id, doer.id)
+          if (!memberships.some((team) => atLeast(team.permission, "admin"))) {
+            return yield* new Forbidden({ message: NOT_ORG_OWNER_MESSAGE })
+          }
+        }
+        const location = locationOf(target)
+        const tombstone = tombstoneOf(target)
+        const toTombstone = git.move(location, tombstone).pipe(
+          // Nothing on disk (already gone): the row alone goes.
+          Effect.catchTag("NotFound", () => Effect.void),
+          Effect.catchTag("AlreadyExists", (error) => Effect.die(error)),
+          Effect.catchTag("Invalid", (error) => Effect.die(error))
+        )
+        yield* diskStepInTransaction(toTombstone, git.move(tombstone, location))((onDisk) =>
+          Effect.andThen(store.remove(repository.id), onDisk))
+        yield* git.remove(tombstone).pipe(
+          Effect.retry({ times: 3, schedule: Schedule.exponential("200 millis") }),
+          Effect.catchCause((cause) =>
+            Effect.logError(`repository ${owner.name}/${repository.name} was deleted but its files remain at a tombstone`, cause))
+        )
+      })
+
+    const collaborationGate = (doer: User, target: AccessibleRepository) =>
+      doer.isAdmin ? Effect.void : requireAdmin(target)
+
+    return Repositories.of({
+      accessible,
+      accessibleById: (viewer, id) =>
+        Effect.flatMap(store.findById(id), (found) =>
+          Option.isSome(found)
+            ? reveal(viewer, found.value, found.value.owner.name, found.value.repository.name)
+            : Effect.fail(new NotFound({ message: `repository does not exist [id: ${id}, uid: 0, owner_name: , name: ]` }))),
+      withAccess,
+      organization: (viewer, name, checkVisibility) =>
+        Effect.gen(function*() {
+          const found = yield* users.findByName(name)
+          if (Option.isNone(found) || found.value.kind !== "organization") {
+            return yield* new NotFound({ message: orgNotFoundMessage(name) })
+          }
+          const organization = found.value
+          if (!checkVisibility) return organization
+          const isMember = Option.isSome(viewer) ? yield* teams.isOrgMember(organization.id, viewer.value.id) : false
+          if (!canSeeAccount(viewer, organization, isMember)) return yield* new NotFound({ message: ORG_HIDDEN_MESSAGE })
+          return organization
+        }),
+      create,
+      edit,
+      remove,
+      listForOwner: (viewer, owner, includePrivate, page) =>
+        Effect.gen(function*() {
+          const result = yield* store.listForOwner(owner.id, includePrivate, page)
+          const items = yield* withAccess(viewer, result.items)
+          const siteAdmin = Option.isSome(viewer) && viewer.value.isAdmin
+          return { items: items.filter((item) => siteAdmin || item.access.hasAccess), total: result.total }
+        }),
+      search: (viewer, query) =>
+        Effect.gen(function*() {
+          const result = yield* store.search(query)
+          return { items: yield* withAccess(viewer, result.items), total: result.total }
+        }),
+      collaborators: (target, page) => store.listCollaborators(target.repository.id, page),
+      isCollaborator: (target, user) => Effect.map(store.collaboration(target.repository.id, user.id), Option.isSome),
+      addCollaborator: (doer, target, user, permission) =>
+        Effect.gen(function*() {
+          yield* collaborationGate(doer, target)
+          if (!user.active) return yield* new Conflict({ message: INACTIVE_COLLABORATOR_MESSAGE })
+          yield* store.addCollaborator(target.repository.id, user.id, "write")
+          const mode = permission === undefined ? "none" : parseAccessMode(permission)
+          if (mode !== "none") yield* store.setCollaboration(target.repository.id, user.id, mode)
+        }),
+      removeCollaborator: (doer, target, user) =>
+        Effect.andThen(collaborationGate(doer, target), store.removeCollaborator(target.repository.id, user.id)),
+      permissionOf: (doer, target, user) =>
+        Effect.gen(function*() {
+          if (!doer.isAdmin && doer.id !== user.id && !atLeast(target.access.mode, "admin")) {
+            return yield* new Forbidden({ message: PERMISSION_QUERY_MESSAGE })
+          }
+          return (yield* accessOf(Option.some(user), target)).mode
+        }),
+      recordPush: (repositoryId) =>
+        Effect.gen(function*() {
+          const found = yield* store.findById(repositoryId)
+          if (Option.isNone(found)) return yield* new NotFound({ message: `repository does not exist [id: ${repositoryId}]` })
+          const { repository } = found.value
+          const location = locationOf(found.value)
+          const missing = (error: NotFound | Invalid) => Effect.die(error)
+          const size = yield* git.sizeInBytes(location).pipe(Effect.catch(missing))
+          const branches = yield* git.listBranches(location).pipe(Effect.catch(missing))
+          const changes: { -readonly [K in keyof RepositoryChanges]: RepositoryChanges[K] } = {
+            size,
+            isEmpty: branches.length === 0,
+            updatedAt: yield* nowSeconds
+          }
+          const first = branches[0]
+          if (repository.isEmpty && first !== undefined && !branches.some((branch) => branch.name === repository.defaultBranch)) {
+            yield* git.setDefaultBranch(location, first.name).pipe(Effect.catch((error) =>
+              error._tag === "GitStorageFailure" ? Effect.fail(error) : Effect.die(error)))
+            changes.defaultBranch = first.name
+          }
+          return yield* store.update(repository.id, changes).pipe(Effect.orDie)
+        }),
+      renameOwner: (from, to) => git.renameOwner(from, to),
+      ownershipGuard: (owner) =>
+        Effect.map(store.countForOwner(owner.id), (count) => count > 0 ? Option.some(ownsRepositoriesMessage(owner.id)) : Option.none())
+    })
+  })
+)

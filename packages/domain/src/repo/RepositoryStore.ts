@@ -1,0 +1,43 @@
+/** The port through which repositories, their collaborators and the facts behind access are stored. */
+import { Context, type Effect, type Option } from "effect"
+import type { AlreadyExists } from "../errors.ts"
+import type { AccessMode } from "../org/AccessMode.ts"
+import type { Team } from "../org/Team.ts"
+import type { Page, PageRequest } from "../Paging.ts"
+import type { User } from "../user/User.ts"
+import type { NewRepository, OwnedRepository, Repository, RepositoryChanges } from "./Repository.ts"
+import type { RepositorySearch } from "./RepositorySearch.ts"
+
+/** What decides a signed-in user's access to a set of repositories (see `repositoryAccess`). */
+export interface AccessFacts {
+  /** Repository id → the user's collaboration level. */
+  readonly collaborations: ReadonlyMap<number, AccessMode>
+  /** Repository id → the user's teams covering it (organization repositories only). */
+  readonly teams: ReadonlyMap<number, ReadonlyArray<Team>>
+  /** Organizations (among the owners asked about) the user is a member of. */
+  readonly memberOf: ReadonlySet<number>
+}
+
+export class RepositoryStore extends Context.Service<RepositoryStore, {
+  /** AlreadyExists when the owner has a repository of that name (case-insensitive). */
+  readonly insert: (repository: NewRepository) => Effect.Effect<Repository, AlreadyExists>
+  /** By owner name and repository name, both case-insensitive. */
+  readonly find: (ownerName: string, name: string) => Effect.Effect<Option.Option<OwnedRepository>>
+  readonly findById: (id: number) => Effect.Effect<Option.Option<OwnedRepository>>
+  /** AlreadyExists when renamed onto another repository of the owner. */
+  readonly update: (id: number, changes: RepositoryChanges) => Effect.Effect<Repository, AlreadyExists>
+  /** Removes the row with its collaborations and team listings. */
+  readonly remove: (id: number) => Effect.Effect<void>
+  /** An owner's repositories by id; private ones only when asked. `total` counts the whole set. */
+  readonly listForOwner: (ownerId: number, includePrivate: boolean, page: PageRequest) => Effect.Effect<Page<OwnedRepository>>
+  readonly search: (query: RepositorySearch) => Effect.Effect<Page<OwnedRepository>>
+  readonly countForOwner: (ownerId: number) => Effect.Effect<number>
+  readonly accessFacts: (userId: number, repositories: ReadonlyArray<Repository>) => Effect.Effect<AccessFacts>
+  readonly collaboration: (repositoryId: number, userId: number) => Effect.Effect<Option.Option<AccessMode>>
+  /** Adds the collaborator at `mode`, or leaves an existing collaboration as it is. */
+  readonly addCollaborator: (repositoryId: number, userId: number, mode: AccessMode) => Effect.Effect<void>
+  readonly setCollaboration: (repositoryId: number, userId: number, mode: AccessMode) => Effect.Effect<void>
+  readonly removeCollaborator: (repositoryId: number, userId: number) => Effect.Effect<void>
+  /** By collaborator name; `total` for X-Total-Count. */
+  readonly listCollaborators: (repositoryId: number, page: PageRequest) => Effect.Effect<Page<User>>
+}>()("@kiln/domain/repo/RepositoryStore") {}
