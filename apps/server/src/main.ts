@@ -7,6 +7,7 @@ import * as Application from "./Application.ts"
 import * as KilnConfig from "./config/KilnConfig.ts"
 import * as Database from "./Database.ts"
 import * as HttpApp from "./http/HttpApp.ts"
+import * as MarkdownRenderer from "./MarkdownRenderer.ts"
 import * as SigningKey from "./SigningKey.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
@@ -18,6 +19,7 @@ export const ServerLive = HttpApp.layer.pipe(
   Layer.provide(AdminBootstrap.layer),
   Layer.provideMerge(Application.layer),
   Layer.provide(SigningKey.layer),
+  Layer.provide(MarkdownRenderer.layer),
   Layer.provide(HttpServerLive),
   Layer.provide(Database.layer),
   Layer.provideMerge(KilnConfig.layer),

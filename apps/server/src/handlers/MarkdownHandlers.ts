@@ -1,0 +1,49 @@
+/**
+ * The markdown endpoints read their bodies themselves: MarkdownOption keys are matched
+ * case-insensitively (Go's decoder), and `/markdown/raw` takes any content type.
+ */
+import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Markdown } from "@kiln/domain/markdown/Markdown"
+import { decodeMarkdownOption } from "@kiln/domain/markdown/MarkdownOption"
+import { type MarkdownInput, rawMarkdownInput } from "@kiln/domain/markdown/RenderRequest"
+import { Api } from "../api/Api.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
+import { requireSignedIn } from "../http/Caller.ts"
+
+const html = (body: string) =>
+  HttpServerResponse.text(body, { contentType: "text/html; charset=utf-8" })
+
+export const MarkdownHandlers = HttpApiBuilder.group(Api, "miscellaneous-markdown", Effect.fnUntraced(function*(handlers) {
+  const markdown = yield* Markdown
+  const errors = yield* ApiErrors
+
+  const render = (input: MarkdownInput) =>
+    markdown.render(input).pipe(
+      Effect.map(html),
+      Effect.mapError((failure) =>
+        failure._tag === "MarkdownTooLarge" ? errors.payloadTooLarge(failure.message) : errors.validation(failure.message)
+      )
+    )
+
+  return handlers
+    .handleRaw("renderMarkdown", ({ request }) =>
+      Effect.gen(function*() {
+        yield* requireSignedIn
+        const text = yield* Effect.orDie(request.text)
+        let body: unknown
+        try {
+          body = text === "" ? {} : JSON.parse(text)
+        } catch (error) {
+          return yield* errors.validation(`[]: ${error instanceof Error ? error.message : String(error)}`)
+        }
+        const input = yield* decodeMarkdownOption(body).pipe(Effect.mapError((e) => errors.validation(e.message)))
+        return yield* render(input)
+      }))
+    .handleRaw("renderMarkdownRaw", ({ request }) =>
+      Effect.gen(function*() {
+        yield* requireSignedIn
+        return yield* render(rawMarkdownInput(yield* Effect.orDie(request.text)))
+      }))
+}))
