@@ -87,17 +87,15 @@ const interleaved = (millis: number, rounds: number, contestants: ReadonlyArray<
 }
 
 const poolThroughput = async (
-  render: (n: number) => Promise<unknown>,
+  render: () => Promise<unknown>,
   clients: number,
   millis: number
 ): Promise<number> => {
-  let next = 0
-  await Promise.all(Array.from({ length: clients }, () => render(next++)))
   let count = 0
   const start = performance.now()
   await Promise.all(Array.from({ length: clients }, async () => {
     while (performance.now() - start < millis) {
-      await render(next++)
+      await render()
       count++
     }
   }))
@@ -122,11 +120,14 @@ export const runRenderBench = async (options: RenderBenchOptions = {}): Promise<
   const pool = makeWorkerPool({ size: options.workers, timeoutMillis: 30_000 })
   const names = [...mentionable]
   // A distinct text per render (an HTML comment the sanitizer drops), so nothing is cached.
-  const renderInPool = (n: number) => pool.render({ ...request, text: `${text}\n<!-- ${n} -->\n` }, names)
+  let unique = 0
+  const renderInPool = () => pool.render({ ...request, text: `${text}\n<!-- ${unique++} -->\n` }, names)
   let pool1Client: number
   let pool4Clients: number
   const delay = monitorEventLoopDelay({ resolution: 1 })
   try {
+    // Warm every worker's JIT first, as a long-running server's are.
+    await Promise.all(Array.from({ length: pool.size * 10 }, renderInPool))
     pool1Client = await poolThroughput(renderInPool, 1, millis)
     delay.enable()
     pool4Clients = await poolThroughput(renderInPool, 4, millis)
