@@ -3,11 +3,13 @@ import * as Migrations from "../Migrations.ts"
 import accounts from "./0001_accounts.ts"
 import organizations from "./0002_organizations.ts"
 import repositories from "./0003_repositories.ts"
+import quota from "./0004_quota.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
   "0002_organizations": organizations,
-  "0003_repositories": repositories
+  "0003_repositories": repositories,
+  "0004_quota": quota
 })
 
 export const layer = Migrations.layer(loader)
