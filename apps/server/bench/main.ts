@@ -6,11 +6,13 @@
 import * as Fs from "node:fs"
 import { parseArgs } from "node:util"
 import type { DatabaseKind } from "./BenchDatabase.ts"
+import * as CpuProfile from "./CpuProfile.ts"
 import * as Report from "./Report.ts"
 import type { BenchSettings, Scenario, ScenarioReport } from "./Scenario.ts"
+import * as ReposScenario from "./scenarios/ReposScenario.ts"
 import * as UsersScenario from "./scenarios/UsersScenario.ts"
 
-const scenarios: ReadonlyArray<Scenario> = [UsersScenario.scenario]
+const scenarios: ReadonlyArray<Scenario> = [UsersScenario.scenario, ReposScenario.scenario]
 
 const usage = `pnpm bench -- [options]
   --only <names>        comma-separated scenarios (default: all): ${scenarios.map((s) => s.name).join(", ")}
@@ -98,7 +100,11 @@ for (const scenario of selected) {
   console.log(Report.render(report))
 }
 console.log(`\nresults: ${Report.save(settings, reports, startedAt)}`)
-if (cpuProfileDir !== undefined) console.log(`CPU profiles: ${cpuProfileDir}`)
+if (cpuProfileDir !== undefined) {
+  for (const file of Fs.readdirSync(cpuProfileDir).filter((name) => name.endsWith(".cpuprofile")).sort()) {
+    console.log(`\n${CpuProfile.summarize(`${cpuProfileDir}${file}`)}`)
+  }
+}
 
 const failed = reports.flatMap((report) => report.databases).filter((database) =>
   database.error !== undefined || database.targets.some((check) => check.enforced && !check.pass))
