@@ -216,6 +216,10 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("repositories", (it) => {
       assert.deepStrictEqual(names((yield* search("q=tool&is_private=true", gail.auth)).body), ["beta-tool"])
       assert.deepStrictEqual(names((yield* search("q=tool&sort=alpha&order=desc", gail.auth)).body), ["beta-tool", "alpha-tool"])
       assert.deepStrictEqual(names((yield* search("q=tool&mode=fork", gail.auth)).body), [])
+      // Keywords are written into the SQL text: quotes must stay data.
+      const quoted = yield* search("q=o'x%27)%20OR%20(1=1&includeDesc=true", gail.auth)
+      assert.strictEqual(quoted.status, 200)
+      assert.deepStrictEqual(names(quoted.body), [])
 
       const paged = yield* search("q=tool&limit=1&page=1", gail.auth)
       assert.strictEqual(paged.headers.get("x-total-count"), "2")

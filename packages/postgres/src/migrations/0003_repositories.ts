@@ -42,8 +42,11 @@ export default Effect.gen(function*() {
       CONSTRAINT repositories_owner_lower_name UNIQUE (owner_id, lower_name)
     )`
   yield* sql`CREATE INDEX repositories_lower_name ON repositories (lower_name, id)`
-  yield* sql`CREATE INDEX repositories_lower_name_trgm ON repositories USING gin (lower_name gin_trgm_ops)`
-  yield* sql`CREATE INDEX repositories_description_trgm ON repositories USING gin (lower(description) gin_trgm_ops)`
+  // No pending list (fastupdate): every search would scan it linearly; repositories are written rarely.
+  yield* sql`CREATE INDEX repositories_lower_name_trgm ON repositories USING gin (lower_name gin_trgm_ops)
+    WITH (fastupdate = off)`
+  yield* sql`CREATE INDEX repositories_description_trgm ON repositories USING gin (lower(description) gin_trgm_ops)
+    WITH (fastupdate = off)`
   yield* sql`
     CREATE TABLE collaborations (
       repo_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,

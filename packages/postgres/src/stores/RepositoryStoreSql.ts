@@ -259,6 +259,15 @@ export const layer = Layer.effect(
       })
     }
 
+    /**
+     * A LIKE pattern written into the statement text. As a parameter it would let Postgres switch
+     * the prepared statement to a generic plan that cannot know the pattern is rare and walks the
+     * whole name index (or table) instead of the trigram index. Quotes are doubled
+     * (standard_conforming_strings is on); NUL cannot be in a text value.
+     */
+    const like = (column: string, pattern: string) =>
+      sql.literal(`${column} LIKE '${pattern.replaceAll("\u0000", "").replaceAll("'", "''")}'`)
+
     const keywordCondition = (query: RepositorySearch): Statement.Fragment => {
       // No topics are stored: a topic-only search matches nothing.
       if (query.topicOnly) return sql`FALSE`
@@ -266,12 +275,12 @@ export const layer = Layer.effect(
       const slashed = query.keyword.split("/")
       for (const piece of query.keyword.split(",")) {
         const pattern = `%${piece.toLowerCase()}%`
-        likes.push(sql`r.lower_name LIKE ${pattern}`)
+        likes.push(like("r.lower_name", pattern))
         if (slashed.length === 2) {
-          likes.push(sql`(r.owner_id IN (SELECT u.id FROM users u WHERE u.lower_name LIKE ${`%${(slashed[0] ?? "").toLowerCase()}%`})
-            AND r.lower_name LIKE ${`%${(slashed[1] ?? "").toLowerCase()}%`})`)
+          likes.push(sql`(r.owner_id IN (SELECT u.id FROM users u WHERE ${like("u.lower_name", `%${(slashed[0] ?? "").toLowerCase()}%`)})
+            AND ${like("r.lower_name", `%${(slashed[1] ?? "").toLowerCase()}%`)})`)
         }
-        if (query.includeDescription) likes.push(sql`lower(r.description) LIKE ${pattern}`)
+        if (query.includeDescription) likes.push(like("lower(r.description)", pattern))
       }
       return sql.or(likes)
     }
@@ -371,6 +380,7 @@ export const layer = Layer.effect(
         Effect.gen(function*() {
           const condition = searchCondition(query)
           const counted = yield* sql<{ total: unknown }>`SELECT count(*) AS total FROM repositories r WHERE ${condition}`
+          // Separate from the count: ordered by name, a common keyword fills its page early from the name index.
           const rows = yield* sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE ${condition}
             ORDER BY ${searchOrder(query)} ${page(query.page)}`
           return { items: rows.map(toOwned), total: totalOf(counted) }

@@ -1,0 +1,178 @@
+/**
+ * Issue 4, item 8: 100,000 repositories over 1,000 owners (KILN_BENCH_REPOS=1000000 for the
+ * large variant). `GET /api/v1/repos/{owner}/{repo}` against the bare user-lookup server, and
+ * `GET /api/v1/repos/search?q=<keyword>&limit=50` for a keyword matching many (10 %), few (about
+ * 10) and no repositories — a rare keyword is where an `ORDER BY … LIMIT` plan would walk the
+ * whole name index, so the plan of that query is kept in the notes.
+ * Targets (on Postgres): get ≥ 45 % of the bare lookup's req/s; search p50 < 5 ms and p99 < 25 ms
+ * at 100,000 (p99 < 100 ms at 1,000,000) for every keyword class.
+ */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Path from "node:path"
+import * as Migrations from "@kiln/postgres/migrations"
+import * as BenchDatabase from "../BenchDatabase.ts"
+import { startBareLookup } from "../Baselines.ts"
+import type { ChildServer } from "../ChildServer.ts"
+import { type Admin, startKiln } from "../KilnServer.ts"
+import { type LoadResult, runLoad } from "../LoadGenerator.ts"
+import {
+  atLeast,
+  below,
+  type BenchSettings,
+  compare,
+  type DatabaseReport,
+  type Scenario,
+  type TargetCheck,
+  validity
+} from "../Scenario.ts"
+import { seedUsers, userName } from "../Seed.ts"
+
+const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
+
+const OWNERS = 1_000
+const repositoryCount = (): number => {
+  const wanted = Number(process.env["KILN_BENCH_REPOS"] ?? "100000")
+  return Number.isInteger(wanted) && wanted >= OWNERS ? wanted : 100_000
+}
+
+/** Names `repo-<i>`, every tenth with `-common`, one in 10,000 with `-zebra`; every tenth private. */
+export const repositoryName = (index: number): string =>
+  `repo-${index}${index % 10 === 0 ? "-common" : ""}${index % 10_000 === 7 ? "-zebra" : ""}`
+
+/** Search latency is judged with this many concurrent clients (64 would measure queueing: p50 = 64 ÷ req/s). */
+const SEARCH_CONNECTIONS = 4
+
+const keywords = [
+  { label: "many (10 %)", keyword: "common" },
+  { label: "few (1 in 10,000)", keyword: "zebra" },
+  { label: "none", keyword: "absentkeyword" }
+] as const
+
+const units = JSON.stringify({ enabled: ["repo.code", "repo.issues", "repo.pulls", "repo.releases", "repo.wiki"] })
+
+/** Inserts the repositories straight into the table in one statement (the disk is not involved in reads). */
+const seedRepositories = (location: BenchDatabase.DatabaseLocation, count: number) => {
+  const program = Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`INSERT INTO repositories (owner_id, name, lower_name, description, default_branch, wiki_branch,
+        is_private, is_empty, units, created_at, updated_at)
+      SELECT o.id, n.name, n.name, 'a benchmark repository numbered ' || g, 'main', 'main', g % 10 = 3, false,
+        ${units}::jsonb, 1700000000 + g, 1700000000 + g
+      FROM generate_series(1, ${count}) AS g
+      CROSS JOIN LATERAL (SELECT 'repo-' || g || CASE WHEN g % 10 = 0 THEN '-common' ELSE '' END
+        || CASE WHEN g % 10000 = 7 THEN '-zebra' ELSE '' END AS name) n
+      JOIN users o ON o.lower_name = 'bench-user-' || lpad(((g - 1) % ${OWNERS} + 1)::text, 5, '0')`
+    yield* sql`ANALYZE repositories`
+    const plan = yield* sql<{ "QUERY PLAN": string }>`EXPLAIN ANALYZE SELECT r.id FROM repositories r
+      WHERE NOT r.is_private AND r.owner_id NOT IN (SELECT u.id FROM users u WHERE u.visibility <> 'public')
+        AND r.lower_name LIKE '%zebra%' ORDER BY r.lower_name, r.id LIMIT 50`
+    const countPlan = yield* sql<{ "QUERY PLAN": string }>`EXPLAIN ANALYZE SELECT count(*) FROM repositories r
+      WHERE (NOT r.is_private AND r.owner_id NOT IN (SELECT u.id FROM users u WHERE u.visibility <> 'public'))
+        AND (r.lower_name LIKE '%absentkeyword%')`
+    return [...plan, ...countPlan].map((row) => row["QUERY PLAN"]).join("\n")
+  })
+  const database = Migrations.layer.pipe(Layer.provideMerge(BenchDatabase.clientLayer(location)))
+  return Effect.runPromise(Effect.scoped(program.pipe(Effect.provide(database))))
+}
+
+const withServer = async <A>(start: Promise<ChildServer>, use: (server: ChildServer) => Promise<A>): Promise<A> => {
+  const server = await start
+  try {
+    return await use(server)
+  } finally {
+    await server.stop()
+  }
+}
+
+const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, log: (line: string) => void): Promise<DatabaseReport> => {
+  const notes: Array<string> = []
+  const count = repositoryCount()
+  const database = await BenchDatabase.create(kind, settings.postgresUrl)
+  try {
+    let started = performance.now()
+    const owners = await seedUsers(database, admin, OWNERS)
+    const plan = await seedRepositories(database, count)
+    notes.push(`seeded ${owners.length} owners and ${count} repositories in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    notes.push(`rare-keyword plan:\n${plan}`)
+    log(`[${kind}] ${notes[0]}`)
+    log(`[${kind}] ${plan}`)
+
+    // Public repositories only, so anonymous requests see them all.
+    const repoPaths = Array.from({ length: 2_000 }, (_, i) => {
+      const index = (i * 7_919) % count + 1
+      const publicIndex = index % 10 === 3 ? index + 1 : index
+      return `/api/v1/repos/${userName((publicIndex - 1) % OWNERS + 1)}/${repositoryName(publicIndex)}`
+    })
+    const userPaths = Array.from({ length: 2_000 }, (_, i) => `/api/v1/users/${userName(i % OWNERS + 1)}`)
+    const load = (label: string, server: ChildServer, paths: ReadonlyArray<string>, connections = settings.connections) => {
+      log(`[${kind}] ${label} (${connections} connections)`)
+      return runLoad({
+        label,
+        baseUrl: server.url,
+        paths,
+        connections,
+        warmupSeconds: settings.warmupSeconds,
+        windows: settings.windows,
+        windowSeconds: settings.seconds / settings.windows
+      }, (window) =>
+        log(`[${kind}]   window ${window.index + 1}: ${window.requestsPerSecond.toFixed(0)} req/s, ` +
+          `p50 ${window.p50Ms.toFixed(2)} ms, p99 ${window.p99Ms.toFixed(2)} ms`))
+    }
+
+    started = performance.now()
+    const kiln = await withServer(
+      startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log") }),
+      async (server) => {
+        const get = await load("Kiln GET /repos/{owner}/{repo}", server, repoPaths)
+        const searches: Array<LoadResult> = []
+        for (const { label, keyword } of keywords) {
+          // Latency targets: measured at SEARCH_CONNECTIONS, where waiting in line does not dominate.
+          searches.push(await load(`Kiln GET /repos/search q=${keyword} (${label})`, server, [
+            `/api/v1/repos/search?q=${keyword}&limit=50`
+          ], SEARCH_CONNECTIONS))
+        }
+        return { get, searches }
+      }
+    )
+    const lookup = await withServer(startBareLookup(database), (server) => load("bare lookup (node:http + same client)", server, userPaths))
+
+    const enforced = kind === "postgres"
+    const p99Limit = count >= 1_000_000 ? 100 : 25
+    const targets: Array<TargetCheck> = [
+      atLeast("get repo req/s ÷ bare lookup req/s", kiln.get.requestsPerSecond / lookup.requestsPerSecond, 0.45, enforced),
+      ...kiln.searches.flatMap((search) => [
+        ...(count >= 1_000_000 ? [] : [below(`${search.label}: p50 ms`, search.p50Ms, 5, enforced)]),
+        below(`${search.label}: p99 ms`, search.p99Ms, p99Limit, enforced)
+      ]),
+      ...[kiln.get, ...kiln.searches, lookup].flatMap(validity)
+    ]
+    return {
+      database: kind,
+      loads: [kiln.get, ...kiln.searches, lookup],
+      comparisons: [compare(kiln.get, lookup)],
+      targets,
+      notes
+    }
+  } finally {
+    await database.dispose()
+  }
+}
+
+export const scenario: Scenario = {
+  name: "repos",
+  description: "GET /repos/{owner}/{repo} and GET /repos/search (many, few, no matches) over 100,000 repositories",
+  run: async (settings, log) => {
+    const databases: Array<DatabaseReport> = []
+    for (const kind of settings.databases) {
+      try {
+        databases.push(await runOn(kind, settings, log))
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error)
+        log(`[${kind}] failed: ${message}`)
+        databases.push({ database: kind, loads: [], comparisons: [], targets: [], notes: [], error: message })
+      }
+    }
+    return { scenario: "repos", databases }
+  }
+}
