@@ -7,24 +7,36 @@ import { join } from "node:path"
 import { Digest, SecureRandom } from "effect/crypto"
 import * as AccessTokens from "@kiln/domain/auth/AccessTokens"
 import * as Authentication from "@kiln/domain/auth/Authentication"
+import * as Organizations from "@kiln/domain/org/Organizations"
 import { OrganizationDeletionGuards } from "@kiln/domain/org/Organizations"
+import * as OrgMembers from "@kiln/domain/org/OrgMembers"
+import * as OrgWebhooks from "@kiln/domain/org/OrgWebhooks"
+import * as Teams from "@kiln/domain/org/Teams"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as UserAccounts from "@kiln/domain/user/UserAccounts"
 import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
 import { GitStorageLive } from "@kiln/git"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
+import * as OrganizationStoreSql from "@kiln/postgres/stores/OrganizationStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
 import * as UserStoreSql from "@kiln/postgres/stores/UserStoreSql"
+import * as WebhookStoreSql from "@kiln/postgres/stores/WebhookStoreSql"
 import { KilnConfig } from "./config/KilnConfig.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
 import * as TemplateInitialFiles from "./platform/TemplateInitialFiles.ts"
 
 export const Stores = Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.layer, PublicKeyStoreSql.layer)
-  .pipe(Layer.merge(Layer.mergeAll(TeamStoreSql.layer, RepositoryStoreSql.layer, RepositoryTransactionsSql.layer)))
+  .pipe(Layer.merge(Layer.mergeAll(
+    // Organizations are user rows, written through the same UserStore.
+    OrganizationStoreSql.layer.pipe(Layer.provide(UserStoreSql.layer)),
+    TeamStoreSql.layer,
+    WebhookStoreSql.layer
+  )))
+  .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryTransactionsSql.layer)))
 
 export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto)
 
@@ -34,14 +46,22 @@ export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
 
 export const RepositoriesLive = Repositories.layer.pipe(Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer)))
 
-/** What each concern refuses to delete while it holds on to it: an owner (user or organization) of repositories stays. */
+/**
+ * What each concern refuses to delete while it holds on to it: an owner of repositories (checked
+ * first, as Forgejo does) or a member of organizations stays; an organization owning repositories stays.
+ */
 export const DeletionGuards = Layer.mergeAll(
-  Layer.effect(AccountDeletionGuards, Effect.map(Repositories.Repositories, (repositories) => [repositories.ownershipGuard])),
+  Layer.effect(AccountDeletionGuards, Effect.gen(function*() {
+    const organizations = yield* Organizations.Organizations
+    const repositories = yield* Repositories.Repositories
+    return [repositories.ownershipGuard, organizations.membershipGuard]
+  })),
   Layer.effect(OrganizationDeletionGuards, Effect.map(Repositories.Repositories, (repositories) => [repositories.ownershipGuard]))
-).pipe(Layer.provide(RepositoriesLive))
+).pipe(Layer.provide(Organizations.layer), Layer.provide(RepositoriesLive))
 
 export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, AccessTokens.layer, Authentication.layer)
-  .pipe(Layer.merge(Layer.mergeAll(RepositoriesLive, DeletionGuards)))
+  .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
+  .pipe(Layer.merge(RepositoriesLive))
 
 /** Everything the HTTP layer and the CLI use; requires only a migrated SqlClient. */
 export const layer = Services.pipe(Layer.provideMerge(Stores), Layer.provideMerge(Platform))

@@ -7,6 +7,7 @@ import { SiteAdminGate } from "../http/SiteAdminGate.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { optionPayload } from "../wire/OptionSchema.ts"
 import { PublicKeyJson } from "../wire/PublicKey.ts"
+import { CreateOrgOption, OrganizationJson } from "../wire/Organization.ts"
 import { UserJson } from "../wire/User.ts"
 import { RepositoryJson } from "../wire/Repository.ts"
 import { CreateRepoOption } from "./UserReposApi.ts"
@@ -97,10 +98,21 @@ export class AdminUsersApi extends HttpApiGroup.make("admin").add(
     success: HttpApiSchema.NoContent,
     error: [...Gate, ApiNotFound]
   }).annotate(OpenApi.Summary, "Delete a user's public key"),
+  HttpApiEndpoint.post("adminCreateOrg", "/admin/users/:username/orgs", {
+    params: username,
+    payload: CreateOrgOption,
+    success: OrganizationJson.pipe(HttpApiSchema.status(201)),
+    error: [...Gate, ApiNotFound, ApiValidationFailed, ApiInternalError]
+  }).annotate(OpenApi.Summary, "Create an organization"),
   HttpApiEndpoint.post("adminCreateRepo", "/admin/users/:username/repos", {
     params: username,
     payload: CreateRepoOption,
     success: RepositoryJson.pipe(HttpApiSchema.status(201)),
     error: [...Gate, ApiBadRequest, ApiNotFound, ApiConflict, ApiValidationFailed, ApiInternalError]
-  }).annotate(OpenApi.Summary, "Create a repository on behalf of a user")
+  }).annotate(OpenApi.Summary, "Create a repository on behalf of a user"),
+  HttpApiEndpoint.get("adminGetAllOrgs", "/admin/orgs", {
+    query: PagingQuery,
+    success: Schema.Array(OrganizationJson),
+    error: [...Gate]
+  }).annotate(OpenApi.Summary, "List all organizations")
 ).middleware(SiteAdminGate).annotate(ScopeCategories, ["admin"]).prefix(API_PREFIX) {}

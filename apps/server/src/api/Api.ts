@@ -4,6 +4,7 @@ import { Authentication } from "../http/Authentication.ts"
 import { BindingErrors } from "../http/BindingErrors.ts"
 import { AdminUsersApi } from "./AdminUsersApi.ts"
 import { MiscApi } from "./MiscApi.ts"
+import { OrgsApi } from "./OrgsApi.ts"
 import { UsersApi } from "./UsersApi.ts"
 import { OrgReposApi } from "./OrgReposApi.ts"
 import { ReposApi } from "./ReposApi.ts"
@@ -11,6 +12,7 @@ import { UserReposApi } from "./UserReposApi.ts"
 
 export class Api extends HttpApi.make("kiln")
   .add(MiscApi, AdminUsersApi, UsersApi)
+  .add(OrgsApi)
   .add(ReposApi, UserReposApi, OrgReposApi)
   .middleware(BindingErrors)
   .middleware(Authentication)

@@ -2,6 +2,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { Organizations } from "@kiln/domain/org/Organizations"
 import { PublicKeys } from "@kiln/domain/user/PublicKeys"
 import { UserAccounts } from "@kiln/domain/user/UserAccounts"
 import { type AccountSort, UserStore } from "@kiln/domain/user/UserStore"
@@ -10,6 +11,7 @@ import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors, type DomainError } from "../http/ApiErrors.ts"
 import { requireSiteAdmin } from "../http/Caller.ts"
+import { toCreateOrganizationInput, toOrganizationJson } from "../wire/Organization.ts"
 import { toPublicKeyJson } from "../wire/PublicKey.ts"
 import { siteUrls, toUserJson } from "../wire/User.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
@@ -27,6 +29,7 @@ const parseCreatedAt = (text: string | undefined): number | undefined => {
 export const AdminUsersHandlers = HttpApiBuilder.group(Api, "admin", Effect.fnUntraced(function*(handlers) {
   const accounts = yield* UserAccounts
   const keys = yield* PublicKeys
+  const organizations = yield* Organizations
   const errors = yield* ApiErrors
   const config = yield* KilnConfig
   const urls = siteUrls(config.rootUrl)
@@ -133,6 +136,15 @@ export const AdminUsersHandlers = HttpApiBuilder.group(Api, "admin", Effect.fnUn
           error._tag === "NotFound" ? errors.notFound() : errors.forbidden(error.message)
         ))
       }))
+    .handle("adminCreateOrg", ({ params, payload }) =>
+      Effect.gen(function*() {
+        const owner = yield* pathUser(params.username)
+        // An owner who may not create organizations is Forgejo's 500, shown to the admin.
+        const created = yield* organizations.createForUser(owner, toCreateOrganizationInput(payload)).pipe(
+          Effect.mapError((error) => errors.fromDomain(error, { AlreadyExists: 422, Invalid: 422, Conflict: 500 }))
+        )
+        return toOrganizationJson(created.organization, urls)
+      }))
     .handle("adminCreateRepo", ({ params, payload }) =>
       Effect.gen(function*() {
         // The owner may be an organization; the admin is the doer.
@@ -143,5 +155,12 @@ export const AdminUsersHandlers = HttpApiBuilder.group(Api, "admin", Effect.fnUn
           Effect.mapError(repoRequests.failure)
         )
         return repoRequests.render(created)
+      }))
+    .handle("adminGetAllOrgs", ({ query }) =>
+      Effect.gen(function*() {
+        const page = pageFromQuery(query)
+        const result = yield* organizations.listAll(page)
+        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        return result.items.map((organization) => toOrganizationJson(organization, urls))
       }))
 }))

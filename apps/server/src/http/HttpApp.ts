@@ -6,6 +6,7 @@ import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
 import { MiscHandlers } from "../handlers/MiscHandlers.ts"
+import { OrgHandlers } from "../handlers/OrgHandlers.ts"
 import { UsersHandlers } from "../handlers/UsersHandlers.ts"
 import { RepoHandlers } from "../handlers/RepoHandlers.ts"
 import { RepoOrgHandlers } from "../handlers/RepoOrgHandlers.ts"
@@ -15,16 +16,21 @@ import * as ApiErrors from "./ApiErrors.ts"
 import * as Authentication from "./Authentication.ts"
 import * as BindingErrors from "./BindingErrors.ts"
 import * as NotFoundRoute from "./NotFoundRoute.ts"
+import * as OrgAssignment from "./OrgAssignment.ts"
 import { requestLimits } from "./RequestLimits.ts"
+import * as SignedInGate from "./SignedInGate.ts"
 import * as SiteAdminGate from "./SiteAdminGate.ts"
 import { forgejoSecurity, forgejoSecurityDefinitions } from "./swagger/SwaggerSecurity.ts"
 import { SwaggerRoutes } from "./swagger/SwaggerRoutes.ts"
+import * as TeamAssignment from "./TeamAssignment.ts"
 
 const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
+  .pipe(Layer.merge(OrgHandlers))
 
 const RepoGroups = Layer.mergeAll(RepoHandlers, RepoUserHandlers, RepoOrgHandlers)
 
 const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer)
+  .pipe(Layer.merge(Layer.mergeAll(OrgAssignment.layer, TeamAssignment.layer, SignedInGate.layer)))
 
 export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(Middlewares))
 
