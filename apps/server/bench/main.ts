@@ -9,10 +9,11 @@ import type { DatabaseKind } from "./BenchDatabase.ts"
 import * as CpuProfile from "./CpuProfile.ts"
 import * as Report from "./Report.ts"
 import type { BenchSettings, Scenario, ScenarioReport } from "./Scenario.ts"
+import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
 import * as ReposScenario from "./scenarios/ReposScenario.ts"
 import * as UsersScenario from "./scenarios/UsersScenario.ts"
 
-const scenarios: ReadonlyArray<Scenario> = [UsersScenario.scenario, ReposScenario.scenario]
+const scenarios: ReadonlyArray<Scenario> = [UsersScenario.scenario, ReposScenario.scenario, QuotaScenario.scenario]
 
 const usage = `pnpm bench -- [options]
   --only <names>        comma-separated scenarios (default: all): ${scenarios.map((s) => s.name).join(", ")}

@@ -12,7 +12,9 @@ import { OrganizationDeletionGuards } from "@kiln/domain/org/Organizations"
 import * as OrgMembers from "@kiln/domain/org/OrgMembers"
 import * as OrgWebhooks from "@kiln/domain/org/OrgWebhooks"
 import * as Teams from "@kiln/domain/org/Teams"
+import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
 import * as Repositories from "@kiln/domain/repo/Repositories"
+import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as UserAccounts from "@kiln/domain/user/UserAccounts"
 import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
@@ -20,6 +22,7 @@ import { GitStorageLive } from "@kiln/git"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
 import * as OrganizationStoreSql from "@kiln/postgres/stores/OrganizationStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
+import * as QuotaStoreSql from "@kiln/postgres/stores/QuotaStoreSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
@@ -36,6 +39,7 @@ export const Stores = Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.lay
     TeamStoreSql.layer,
     WebhookStoreSql.layer
   )))
+  .pipe(Layer.merge(QuotaStoreSql.layer))
   .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryTransactionsSql.layer)))
 
 export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto)
@@ -59,8 +63,16 @@ export const DeletionGuards = Layer.mergeAll(
   Layer.effect(OrganizationDeletionGuards, Effect.map(Repositories.Repositories, (repositories) => [repositories.ownershipGuard]))
 ).pipe(Layer.provide(Organizations.layer), Layer.provide(RepositoriesLive))
 
+/** `KILN_QUOTA_DEFAULT_GROUPS`; a service embedding Kiln without a KilnConfig has no default groups. */
+export const QuotaSettings = Layer.effect(
+  QuotaConfig,
+  Effect.map(Effect.serviceOption(KilnConfig), (config) =>
+    QuotaConfig.of({ defaultGroups: Option.match(config, { onNone: () => [], onSome: (settings) => settings.quotaDefaultGroups }) }))
+)
+
 export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, AccessTokens.layer, Authentication.layer)
   .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
+  .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
 
 /** Everything the HTTP layer and the CLI use; requires only a migrated SqlClient. */

@@ -5,6 +5,9 @@ import { BindingErrors } from "../http/BindingErrors.ts"
 import { AdminUsersApi } from "./AdminUsersApi.ts"
 import { MiscApi } from "./MiscApi.ts"
 import { OrgsApi } from "./OrgsApi.ts"
+import { QuotaAdminApi } from "./QuotaAdminApi.ts"
+import { OrgQuotaApi } from "./QuotaOrgApi.ts"
+import { UserQuotaApi } from "./QuotaUsageApi.ts"
 import { UsersApi } from "./UsersApi.ts"
 import { OrgReposApi } from "./OrgReposApi.ts"
 import { ReposApi } from "./ReposApi.ts"
@@ -13,6 +16,8 @@ import { UserReposApi } from "./UserReposApi.ts"
 export class Api extends HttpApi.make("kiln")
   .add(MiscApi, AdminUsersApi, UsersApi)
   .add(OrgsApi)
+  .add(QuotaAdminApi, UserQuotaApi)
+  .add(OrgQuotaApi)
   .add(ReposApi, UserReposApi, OrgReposApi)
   .middleware(BindingErrors)
   .middleware(Authentication)

@@ -7,6 +7,9 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
 import { MiscHandlers } from "../handlers/MiscHandlers.ts"
 import { OrgHandlers } from "../handlers/OrgHandlers.ts"
+import { QuotaAdminHandlers } from "../handlers/QuotaAdminHandlers.ts"
+import { OrgQuotaHandlers } from "../handlers/QuotaOrgHandlers.ts"
+import { UserQuotaHandlers } from "../handlers/QuotaUsageHandlers.ts"
 import { UsersHandlers } from "../handlers/UsersHandlers.ts"
 import { RepoHandlers } from "../handlers/RepoHandlers.ts"
 import { RepoOrgHandlers } from "../handlers/RepoOrgHandlers.ts"
@@ -26,6 +29,8 @@ import * as TeamAssignment from "./TeamAssignment.ts"
 
 const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
   .pipe(Layer.merge(OrgHandlers))
+  .pipe(Layer.merge(Layer.mergeAll(QuotaAdminHandlers, UserQuotaHandlers)))
+  .pipe(Layer.merge(OrgQuotaHandlers))
 
 const RepoGroups = Layer.mergeAll(RepoHandlers, RepoUserHandlers, RepoOrgHandlers)
 

@@ -159,7 +159,31 @@ export const parseSearch = (
     }
   })
 
-/** `GET /user/repos`: the caller's own and collaborative repositories; `order_by` name (default), id or size. */
+/**
+ * `order_by` of `GET /user/repos`: `name` (the default) and `id`, and Forgejo's `OrderByFlatMap`
+ * (models/repo/search.go), where `size` is ascending (api-facts §7.6).
+ */
+const ownOrders: Readonly<Record<string, SearchOrder>> = {
+  id: { sort: "id", descending: false },
+  newest: { sort: "created", descending: true },
+  oldest: { sort: "created", descending: false },
+  recentupdate: { sort: "updated", descending: true },
+  leastupdate: { sort: "updated", descending: false },
+  reversealphabetically: { sort: "alpha", descending: true },
+  alphabetically: { sort: "alpha", descending: false },
+  reversesize: { sort: "size", descending: true },
+  size: { sort: "size", descending: false },
+  reversegitsize: { sort: "git_size", descending: true },
+  gitsize: { sort: "git_size", descending: false },
+  reverselfssize: { sort: "lfs_size", descending: true },
+  lfssize: { sort: "lfs_size", descending: false },
+  moststars: { sort: "stars", descending: true },
+  feweststars: { sort: "stars", descending: false },
+  mostforks: { sort: "forks", descending: true },
+  fewestforks: { sort: "forks", descending: false }
+}
+
+/** `GET /user/repos`: the caller's own and collaborative repositories, in `order_by` order (see `ownOrders`). */
 export const parseOwnSearch = (
   viewer: User,
   orderBy: string,
@@ -167,12 +191,11 @@ export const parseOwnSearch = (
   publicOnly: boolean
 ): Effect.Effect<RepositorySearch, Invalid> =>
   Effect.gen(function*() {
+    const known = Object.hasOwn(ownOrders, orderBy) ? ownOrders[orderBy] : undefined
     const order: Option.Option<SearchOrder> = orderBy === "" || orderBy === "name"
       ? Option.none()
-      : orderBy === "id"
-      ? Option.some({ sort: "id", descending: false })
-      : orderBy === "size"
-      ? Option.some({ sort: "size", descending: true })
+      : known !== undefined
+      ? Option.some(known)
       : yield* new Invalid({ message: "invalid order_by" })
     const includePrivate = !publicOnly
     return {
