@@ -3,6 +3,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { Authentication } from "../http/Authentication.ts"
 import { BindingErrors } from "../http/BindingErrors.ts"
 import { AdminUsersApi } from "./AdminUsersApi.ts"
+import { MarkdownApi } from "./MarkdownApi.ts"
 import { MiscApi } from "./MiscApi.ts"
 import { OrgsApi } from "./OrgsApi.ts"
 import { QuotaAdminApi } from "./QuotaAdminApi.ts"
@@ -15,6 +16,7 @@ import { UserReposApi } from "./UserReposApi.ts"
 
 export class Api extends HttpApi.make("kiln")
   .add(MiscApi, AdminUsersApi, UsersApi)
+  .add(MarkdownApi)
   .add(OrgsApi)
   .add(QuotaAdminApi, UserQuotaApi)
   .add(OrgQuotaApi)

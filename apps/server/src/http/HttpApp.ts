@@ -5,6 +5,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
+import { MarkdownHandlers } from "../handlers/MarkdownHandlers.ts"
 import { MiscHandlers } from "../handlers/MiscHandlers.ts"
 import { OrgHandlers } from "../handlers/OrgHandlers.ts"
 import { QuotaAdminHandlers } from "../handlers/QuotaAdminHandlers.ts"
@@ -28,6 +29,7 @@ import { SwaggerRoutes } from "./swagger/SwaggerRoutes.ts"
 import * as TeamAssignment from "./TeamAssignment.ts"
 
 const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
+  .pipe(Layer.merge(MarkdownHandlers))
   .pipe(Layer.merge(OrgHandlers))
   .pipe(Layer.merge(Layer.mergeAll(QuotaAdminHandlers, UserQuotaHandlers)))
   .pipe(Layer.merge(OrgQuotaHandlers))

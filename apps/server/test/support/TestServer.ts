@@ -15,6 +15,7 @@ import * as AdminBootstrap from "../../src/AdminBootstrap.ts"
 import * as Application from "../../src/Application.ts"
 import { KilnConfig, type KilnSettings } from "../../src/config/KilnConfig.ts"
 import * as HttpApp from "../../src/http/HttpApp.ts"
+import * as MarkdownRenderer from "../../src/MarkdownRenderer.ts"
 import * as SigningKey from "../../src/SigningKey.ts"
 
 export const ROOT_URL = "http://kiln.test/"
@@ -46,6 +47,7 @@ export const ApplicationLive = Application.layer.pipe(Layer.provideMerge(Databas
 export const layer = (overrides: Partial<KilnSettings> = {}) =>
   HttpApp.layer.pipe(
     Layer.provide(AdminBootstrap.layer),
+    Layer.provideMerge(MarkdownRenderer.layer),
     Layer.provideMerge(ApplicationLive),
     Layer.provideMerge(SigningKey.layer),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
