@@ -20,12 +20,13 @@ const usage = `pnpm bench -- [options]
   --db <which>          embedded | postgres | both (default both)
   --seconds <n>         measured seconds per load (default 60)
   --windows <n>         consecutive windows per load (default 6)
-  --warmup <n>          unmeasured seconds before each load (default 5)
+  --warmup <n>          unmeasured seconds before each load (default 10)
   --connections <n>     concurrent connections (default 64)
   --users <n>           users to seed (default 10000)
   --postgres-url <url>  maintenance database of the Postgres server
                         (default postgres://postgres@127.0.0.1:5432/postgres)
   --cpu-prof            write V8 CPU profiles of the Kiln server to bench/results/profiles-<time>/
+                        and print where its time went (idle threads left out)
   --list                list the scenarios`
 
 const { values } = parseArgs({
@@ -36,7 +37,7 @@ const { values } = parseArgs({
     db: { type: "string", default: "both" },
     seconds: { type: "string", default: "60" },
     windows: { type: "string", default: "6" },
-    warmup: { type: "string", default: "5" },
+    warmup: { type: "string", default: "10" },
     connections: { type: "string", default: "64" },
     users: { type: "string", default: "10000" },
     "postgres-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
@@ -102,8 +103,12 @@ for (const scenario of selected) {
 }
 console.log(`\nresults: ${Report.save(settings, reports, startedAt)}`)
 if (cpuProfileDir !== undefined) {
-  for (const file of Fs.readdirSync(cpuProfileDir).filter((name) => name.endsWith(".cpuprofile")).sort()) {
-    console.log(`\n${CpuProfile.summarize(`${cpuProfileDir}${file}`)}`)
+  const profiles = Fs.readdirSync(cpuProfileDir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".cpuprofile"))
+    .sort()
+  for (const file of profiles) {
+    const summary = CpuProfile.summarize(`${cpuProfileDir}${file}`)
+    if (summary !== undefined) console.log(`\n${summary}`)
   }
 }
 

@@ -70,7 +70,8 @@ const runOn = async (
 
     const nodeFlags = settings.cpuProfileDir === undefined
       ? []
-      : ["--cpu-prof", "--cpu-prof-dir", settings.cpuProfileDir, "--cpu-prof-name", `kiln-${kind}-${Date.now()}.cpuprofile`]
+      // A directory per database: Kiln's worker threads write profiles of their own next to the main one.
+      : ["--cpu-prof", "--cpu-prof-dir", Path.join(settings.cpuProfileDir, `users-${kind}`)]
     const kiln = await withServer(
       startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log"), nodeFlags }),
       async (server) => {
