@@ -45,12 +45,12 @@ const percent = (part: number, whole: number) => `${((part / whole) * 100).toFix
 
 /**
  * A text summary: total sampled time, self time by area, and the top `top` functions; undefined for
- * a thread that was busy less than `minBusySeconds` (an idle worker).
+ * a thread busy less than `minBusyShare` of the time (an idle worker: it only loaded its code).
  *
  * V8 samples on a wall clock: on a machine short of CPU, time the process spent waiting to be
  * scheduled is charged to whatever it was doing, typically a system call such as `writev`.
  */
-export const summarize = (file: string, top = 25, minBusySeconds = 1): string | undefined => {
+export const summarize = (file: string, top = 25, minBusyShare = 0.2): string | undefined => {
   const parsed: unknown = JSON.parse(Fs.readFileSync(file, "utf8"))
   if (!isProfile(parsed)) return `${file}: not a V8 CPU profile`
   const byId = new Map(parsed.nodes.map((node) => [node.id, node]))
@@ -71,7 +71,7 @@ export const summarize = (file: string, top = 25, minBusySeconds = 1): string | 
     total += delta
   })
   const busy = total - (selfByArea.get("(idle)") ?? 0)
-  if (busy < minBusySeconds * 1e6) return undefined
+  if (busy < minBusyShare * total) return undefined
   const lines = [
     `${file}`,
     `  sampled ${(total / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s; self time by area (of busy):`
