@@ -62,7 +62,10 @@ const toGroups = (rows: ReadonlyArray<GroupRuleRow>): Effect.Effect<ReadonlyArra
     return groups
   })
 
-/** Domain failures pass; database failures are defects (the port promises only domain errors). */
+/**
+ * Domain failures pass; database failures are defects (the port promises only domain errors).
+ * The cast states what catchTag did: TypeScript cannot reduce `Exclude` over a generic error type.
+ */
 const orDieOnSql = <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError>> =>
   effect.pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, Exclude<E, SqlError.SqlError>>
 
