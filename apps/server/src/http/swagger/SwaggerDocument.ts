@@ -178,7 +178,8 @@ export const toSwagger2 = <Id extends string, Groups extends HttpApiGroup.Constr
     responses: responses.all(),
     securityDefinitions: { ...security.definitions, ...options.securityDefinitions },
     ...(options.security !== undefined ? { security: options.security.map((requirement) => ({ ...requirement })) } : {}),
-    tags: spec.tags.map((tag) => ({
+    // Several groups may share a tag (Forgejo's `admin` spans users and quota): one entry each.
+    tags: spec.tags.filter((tag, index) => spec.tags.findIndex((other) => other.name === tag.name) === index).map((tag) => ({
       name: tag.name,
       ...(tag.description !== undefined ? { description: tag.description } : {}),
       ...(tag.externalDocs !== undefined ? { externalDocs: tag.externalDocs } : {})
