@@ -4,7 +4,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { join } from "node:path"
-import { Digest, SecureRandom } from "effect/crypto"
+import { SecureRandom } from "effect/crypto"
 import * as AccessTokens from "@kiln/domain/auth/AccessTokens"
 import * as Authentication from "@kiln/domain/auth/Authentication"
 import * as Organizations from "@kiln/domain/org/Organizations"
@@ -29,6 +29,7 @@ import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
 import * as UserStoreSql from "@kiln/postgres/stores/UserStoreSql"
 import * as WebhookStoreSql from "@kiln/postgres/stores/WebhookStoreSql"
 import { KilnConfig } from "./config/KilnConfig.ts"
+import * as NodeDigest from "./platform/NodeDigest.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
 import * as TemplateInitialFiles from "./platform/TemplateInitialFiles.ts"
 
@@ -42,7 +43,7 @@ export const Stores = Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.lay
   .pipe(Layer.merge(QuotaStoreSql.layer))
   .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryTransactionsSql.layer)))
 
-export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto)
+export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto)
 
 /** Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a KilnConfig). */
 export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>

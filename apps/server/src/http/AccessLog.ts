@@ -1,6 +1,23 @@
-/** One structured line per request: method, path, status, duration, caller address. */
+/**
+ * One JSON line per request (method, path, status, duration, caller address) on standard output.
+ * Lines are built by hand and written in batches: going through the logger's formatter and a
+ * synchronous write per request cost a seventh of the server's time under load.
+ */
 import { Effect } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+
+let pending: Array<string> = []
+
+const flush = () => {
+  const lines = pending
+  pending = []
+  process.stdout.write(lines.join(""))
+}
+
+const write = (line: string) => {
+  if (pending.length === 0) setImmediate(flush)
+  pending.push(line)
+}
 
 export const accessLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.gen(function*() {
@@ -8,12 +25,17 @@ export const accessLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServer
     const started = performance.now()
     const exit = yield* Effect.exit(app)
     const status = exit._tag === "Success" ? exit.value.status : 500
-    yield* Effect.logInfo("request").pipe(Effect.annotateLogs({
-      method: request.method,
-      path: request.url,
-      status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      remote: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : ""
-    }))
+    write(`${
+      JSON.stringify({
+        message: "request",
+        level: "INFO",
+        timestamp: new Date().toISOString(),
+        method: request.method,
+        path: request.url,
+        status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        remote: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : ""
+      })
+    }\n`)
     return yield* exit
   })
