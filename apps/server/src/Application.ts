@@ -13,6 +13,8 @@ import * as OrgMembers from "@kiln/domain/org/OrgMembers"
 import * as OrgWebhooks from "@kiln/domain/org/OrgWebhooks"
 import * as Teams from "@kiln/domain/org/Teams"
 import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
+import * as Branches from "@kiln/domain/git/Branches"
+import * as CommitStatuses from "@kiln/domain/git/CommitStatuses"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
@@ -20,6 +22,8 @@ import * as UserAccounts from "@kiln/domain/user/UserAccounts"
 import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
 import { GitStorageLive } from "@kiln/git"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
+import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
+import * as CommitStatusStoreSql from "@kiln/postgres/stores/CommitStatusStoreSql"
 import * as OrganizationStoreSql from "@kiln/postgres/stores/OrganizationStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
 import * as QuotaStoreSql from "@kiln/postgres/stores/QuotaStoreSql"
@@ -42,6 +46,7 @@ export const Stores = Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.lay
   )))
   .pipe(Layer.merge(QuotaStoreSql.layer))
   .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryTransactionsSql.layer)))
+  .pipe(Layer.merge(Layer.mergeAll(BranchStoreSql.layer, CommitStatusStoreSql.layer)))
 
 export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto)
 
@@ -49,7 +54,11 @@ export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.la
 export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>
   GitStorageLive(join(Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir }), "repositories"))))
 
-export const RepositoriesLive = Repositories.layer.pipe(Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer)))
+/** The branch table kept in step with git, and commit statuses. */
+export const BranchesLive = Branches.layer.pipe(Layer.provide(RepositoryStorage))
+export const CommitStatusesLive = CommitStatuses.layer.pipe(Layer.provide(RepositoryStorage))
+
+export const RepositoriesLive = Repositories.layer.pipe(Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer, BranchesLive)))
 
 /**
  * What each concern refuses to delete while it holds on to it: an owner of repositories (checked
@@ -75,6 +84,7 @@ export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, Acc
   .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
   .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
+  .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
 
 /** Everything the HTTP layer and the CLI use; requires only a migrated SqlClient. */
 export const layer = Services.pipe(Layer.provideMerge(Stores), Layer.provideMerge(Platform))

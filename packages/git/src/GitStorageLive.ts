@@ -6,7 +6,7 @@
 import * as fs from "node:fs"
 import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises"
 import { dirname, join } from "node:path"
-import { commit, Errors, expandOid, listBranches, readBlob, resolveRef, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
+import { commit, Errors, expandOid, listBranches, readBlob, readObject, resolveRef, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
 import { Effect, Layer, Option, Schedule } from "effect"
 import { AlreadyExists, Conflict, Invalid, NotFound } from "@kiln/domain/errors"
 import type { CommitInfo } from "@kiln/domain/git/CommitInfo"
@@ -352,6 +352,16 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
 
       commitInfo: (location, id) =>
         Effect.flatMap(open(location), ({ gitdir, cache }) => commitAt(gitdir, cache, id)),
+
+      rawCommit: (location, id) =>
+        Effect.gen(function*() {
+          const { gitdir, cache } = yield* open(location)
+          const missing = () => new NotFound({ message: `commit does not exist [id: ${id}]` })
+          if (!fullId.test(id)) return yield* missing()
+          const object = yield* lookup(() => readObject({ fs, gitdir, oid: id, cache, format: "content" }), missing)
+          if (object.type !== "commit" || !(object.object instanceof Uint8Array)) return yield* missing()
+          return new TextDecoder().decode(object.object)
+        }),
 
       readFile: (location, commitId, path) =>
         Effect.gen(function*() {

@@ -3,6 +3,8 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { Authentication } from "../http/Authentication.ts"
 import { BindingErrors } from "../http/BindingErrors.ts"
 import { AdminUsersApi } from "./AdminUsersApi.ts"
+import { BranchesApi } from "./BranchesApi.ts"
+import { CommitStatusesApi } from "./CommitStatusesApi.ts"
 import { MarkdownApi } from "./MarkdownApi.ts"
 import { MiscApi } from "./MiscApi.ts"
 import { OrgsApi } from "./OrgsApi.ts"
@@ -21,6 +23,7 @@ export class Api extends HttpApi.make("kiln")
   .add(QuotaAdminApi, UserQuotaApi)
   .add(OrgQuotaApi)
   .add(ReposApi, UserReposApi, OrgReposApi)
+  .add(BranchesApi, CommitStatusesApi)
   .middleware(BindingErrors)
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Kiln API", version: "1.1.1" }))

@@ -1,10 +1,11 @@
 /** Teams of an organization and their members (api-facts §5.3), in the "organization" group. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ApiNotFound, ApiValidationFailed } from "../http/ApiErrors.ts"
+import { ApiForbidden, ApiNotFound, ApiValidationFailed } from "../http/ApiErrors.ts"
 import { OrgAssignment, OrgGate } from "../http/OrgAssignment.ts"
 import { TeamAssignment, TeamGate } from "../http/TeamAssignment.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
+import { RepositoryJson } from "../wire/Repository.ts"
 import { CreateTeamOption, EditTeamOption, TeamJson } from "../wire/Team.ts"
 import { UserJson } from "../wire/User.ts"
 import { PagingQuery } from "./QueryParams.ts"
@@ -12,6 +13,8 @@ import { PagingQuery } from "./QueryParams.ts"
 const org = { org: Schema.String }
 const id = { id: Schema.String.annotate({ format: "int64", description: "id of the team" }) }
 const member = { ...id, username: Schema.String }
+/** The `{org}` segment is ignored, as in Forgejo: the repository is looked up in the team's organization. */
+const teamRepository = { ...id, org: Schema.String, repo: Schema.String }
 
 export const TeamEndpoints = [
   HttpApiEndpoint.get("orgListTeams", "/orgs/:org/teams", {
@@ -66,10 +69,27 @@ export const TeamEndpoints = [
     error: [ApiNotFound, ApiValidationFailed]
   }).middleware(TeamAssignment).annotate(TeamGate, "owner")
     .annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, "Remove a team member"),
-  // The Repository JSON comes with the repositories; until then no repository can be listed.
   HttpApiEndpoint.get("orgListTeamRepos", "/teams/:id/repos", {
     params: id,
     query: PagingQuery,
-    success: Schema.Array(Schema.Unknown.annotate({ description: "Repository" }))
-  }).middleware(TeamAssignment).annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, "List a team's repos")
+    success: Schema.Array(RepositoryJson)
+  }).middleware(TeamAssignment).annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, "List a team's repos"),
+  HttpApiEndpoint.get("orgListTeamRepo", "/teams/:id/repos/:org/:repo", {
+    params: teamRepository,
+    success: RepositoryJson,
+    error: ApiNotFound
+  }).middleware(TeamAssignment).annotate(ScopeCategories, ["organization"])
+    .annotate(OpenApi.Summary, "List a particular repo of team"),
+  HttpApiEndpoint.put("orgAddTeamRepository", "/teams/:id/repos/:org/:repo", {
+    params: teamRepository,
+    success: HttpApiSchema.NoContent,
+    error: [ApiForbidden, ApiNotFound]
+  }).middleware(TeamAssignment).annotate(ScopeCategories, ["organization"])
+    .annotate(OpenApi.Summary, "Add a repository to a team"),
+  HttpApiEndpoint.delete("orgRemoveTeamRepository", "/teams/:id/repos/:org/:repo", {
+    params: teamRepository,
+    success: HttpApiSchema.NoContent,
+    error: [ApiForbidden, ApiNotFound]
+  }).middleware(TeamAssignment).annotate(ScopeCategories, ["organization"])
+    .annotate(OpenApi.Summary, "Remove a repository from a team")
 ] as const

@@ -1,7 +1,10 @@
 /** Teams of an organization and their members: the "organization" group's team endpoints. */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import { atLeast } from "@kiln/domain/org/AccessMode"
 import { Teams } from "@kiln/domain/org/Teams"
+import { Repositories } from "@kiln/domain/repo/Repositories"
+import type { User } from "@kiln/domain/user/User"
 import { UserAccounts } from "@kiln/domain/user/UserAccounts"
 import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
@@ -11,6 +14,7 @@ import { RouteOrganization } from "../http/OrgAssignment.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { RouteTeam } from "../http/TeamAssignment.ts"
 import { toOrganizationJson } from "../wire/Organization.ts"
+import { toRepositoryJson } from "../wire/Repository.ts"
 import { toCreateTeamInput, toTeamEditBody, toTeamJson } from "../wire/Team.ts"
 import { siteUrls, userJsonFor } from "../wire/User.ts"
 
@@ -20,6 +24,17 @@ export const TeamHandlers = Effect.gen(function*() {
   const errors = yield* ApiErrors
   const config = yield* KilnConfig
   const urls = siteUrls(config.rootUrl)
+  const repositories = yield* Repositories
+  /** The repository of a team route, looked up in the team's organization whatever `{org}` says. */
+  const teamRepository = (organization: User, name: string) =>
+    Effect.flatMap(currentUser, (viewer) =>
+      Effect.mapError(repositories.accessible(viewer, organization.name, name), () => errors.notFound()))
+  /** Adding or removing a team repository needs admin-level access to it (any team member may try). */
+  const administeredRepository = (organization: User, name: string) =>
+    Effect.flatMap(teamRepository(organization, name), (target) =>
+      atLeast(target.access.mode, "admin")
+        ? Effect.succeed(target)
+        : Effect.fail(errors.forbidden("Must have admin-level access to the repository")))
   /** Forgejo's `GetUserByParams`: 404 labelled `GetUserByName`. */
   const pathUser = (name: string) => Effect.mapError(accounts.byName(name), (e) => errors.notFound("GetUserByName", e.message))
 
@@ -83,12 +98,40 @@ export const TeamHandlers = Effect.gen(function*() {
       })),
     orgListTeamRepos: HttpApiBuilder.handler(Api, "organization", "orgListTeamRepos", ({ query }) =>
       Effect.gen(function*() {
-        const { team } = yield* RouteTeam
-        const listed = yield* teams.repositoryIds(team, pageFromQuery(query))
+        const { team, organization } = yield* RouteTeam
+        const viewer = yield* currentUser
+        const page = pageFromQuery(query)
+        // A team with all repositories covers every repository of its organization without rows.
+        if (team.includesAllRepositories) {
+          const all = yield* repositories.listForOwner(viewer, organization, true, page)
+          yield* setPagingHeaders({ total: all.total })
+          return all.items.map((item) => toRepositoryJson(item, urls))
+        }
+        const listed = yield* teams.repositoryIds(team, page)
         yield* setPagingHeaders({ total: listed.total })
-        // Repositories are listed for a team only through the repository endpoints, which do not
-        // exist yet, so `listed` is empty; they will render its ids as Repository JSON.
-        return []
+        const found = yield* Effect.forEach(listed.items, (repositoryId) =>
+          Effect.option(repositories.accessibleById(viewer, repositoryId)), { concurrency: 4 })
+        return found.flatMap((item) => Option.isSome(item) ? [toRepositoryJson(item.value, urls)] : [])
+          .sort((a, b) => a.name.localeCompare(b.name))
+      })),
+    orgListTeamRepo: HttpApiBuilder.handler(Api, "organization", "orgListTeamRepo", ({ params }) =>
+      Effect.gen(function*() {
+        const { team, organization } = yield* RouteTeam
+        const target = yield* teamRepository(organization, params.repo)
+        if (!(yield* teams.hasRepository(team, target.repository.id))) return yield* errors.notFound()
+        return toRepositoryJson(target, urls)
+      })),
+    orgAddTeamRepository: HttpApiBuilder.handler(Api, "organization", "orgAddTeamRepository", ({ params }) =>
+      Effect.gen(function*() {
+        const { team, organization } = yield* RouteTeam
+        const target = yield* administeredRepository(organization, params.repo)
+        yield* teams.addRepository(team, target.repository.id)
+      })),
+    orgRemoveTeamRepository: HttpApiBuilder.handler(Api, "organization", "orgRemoveTeamRepository", ({ params }) =>
+      Effect.gen(function*() {
+        const { team, organization } = yield* RouteTeam
+        const target = yield* administeredRepository(organization, params.repo)
+        yield* teams.removeRepository(team, target.repository.id)
       }))
   }
 })

@@ -5,6 +5,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
+import { BranchHandlers } from "../handlers/BranchHandlers.ts"
+import { CommitStatusHandlers } from "../handlers/CommitStatusHandlers.ts"
 import { MarkdownHandlers } from "../handlers/MarkdownHandlers.ts"
 import { MiscHandlers } from "../handlers/MiscHandlers.ts"
 import { OrgHandlers } from "../handlers/OrgHandlers.ts"
@@ -19,6 +21,7 @@ import { accessLog } from "./AccessLog.ts"
 import * as ApiErrors from "./ApiErrors.ts"
 import * as Authentication from "./Authentication.ts"
 import * as BindingErrors from "./BindingErrors.ts"
+import * as GitRoutes from "./GitRoutes.ts"
 import * as NotFoundRoute from "./NotFoundRoute.ts"
 import * as OrgAssignment from "./OrgAssignment.ts"
 import { requestLimits } from "./RequestLimits.ts"
@@ -35,11 +38,12 @@ const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
   .pipe(Layer.merge(OrgQuotaHandlers))
 
 const RepoGroups = Layer.mergeAll(RepoHandlers, RepoUserHandlers, RepoOrgHandlers)
+const GitGroups = Layer.mergeAll(BranchHandlers, CommitStatusHandlers)
 
 const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer)
   .pipe(Layer.merge(Layer.mergeAll(OrgAssignment.layer, TeamAssignment.layer, SignedInGate.layer)))
 
-export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(Middlewares))
+export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(GitGroups), Layer.provide(Middlewares))
 
 /** Serves every route on the HttpServer in context. */
 export const layer = Layer.unwrap(Effect.gen(function*() {
@@ -52,10 +56,11 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     securityDefinitions: forgejoSecurityDefinitions,
     security: forgejoSecurity
   })
-  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl))
+  const git = yield* GitRoutes.make
+  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback))
   return HttpRouter.serve(routes, {
     disableLogger: true,
     routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    middleware: (app) => accessLog(requestLimits({ maxBodySize: config.maxBodySize, errorUrl })(app))
+    middleware: (app) => accessLog(requestLimits({ maxBodySize: config.maxBodySize, errorUrl, exempt: git.isGitPath })(app))
   })
 })).pipe(Layer.provide(ApiErrors.layer))

@@ -21,10 +21,16 @@ const isBodyTooLarge = (defect: unknown): boolean => {
   return false
 }
 
-export const requestLimits = (options: { readonly maxBodySize: number; readonly errorUrl: string }) =>
+export const requestLimits = (options: {
+  readonly maxBodySize: number
+  readonly errorUrl: string
+  /** Requests whose bodies stream through unlimited (git pushes). */
+  readonly exempt?: (url: string) => boolean
+}) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
+    if (options.exempt?.(request.url) === true) return yield* app
     const declared = Number(request.headers["content-length"] ?? "0")
     if (declared > options.maxBodySize) return tooLarge(options.errorUrl, options.maxBodySize)
     return yield* app.pipe(

@@ -69,6 +69,11 @@ export class GitStorage extends Context.Service<GitStorage, {
    */
   resolveCommit(location: RepositoryLocation, ref: string): Effect.Effect<CommitInfo, NotFound | Invalid>
   commitInfo(location: RepositoryLocation, id: string): Effect.Effect<CommitInfo, NotFound | Invalid>
+  /**
+   * The commit object `id` (a full id) exactly as git stores it: headers, blank line, message. What
+   * signature verification splits into payload and signature.
+   */
+  rawCommit(location: RepositoryLocation, id: string): Effect.Effect<string, NotFound | Invalid>
   /** The file at `path` in commit `commitId`; none when there is no file (or a directory) there. */
   readFile(
     location: RepositoryLocation,

@@ -4,12 +4,14 @@ import accounts from "./0001_accounts.ts"
 import organizations from "./0002_organizations.ts"
 import repositories from "./0003_repositories.ts"
 import quota from "./0004_quota.ts"
+import branches from "./0005_branches.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
   "0002_organizations": organizations,
   "0003_repositories": repositories,
-  "0004_quota": quota
+  "0004_quota": quota,
+  "0005_branches": branches
 })
 
 export const layer = Migrations.layer(loader)
