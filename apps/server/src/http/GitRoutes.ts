@@ -1,0 +1,140 @@
+/**
+ * Git's smart HTTP protocol at `<root>/{owner}/{repo}(.git)/...` on the API's own server: the raw
+ * Node handler of `@kiln/git` behind Forgejo's access rules (routers/web/repo/githttp.go), and
+ * after every push the repository record and the branch table brought up to date.
+ *
+ * Who may do what, in Forgejo's order: credentials given are checked first (401 when wrong); a
+ * push to an archived repository is refused (403); reading a public repository of a public owner
+ * needs nothing, anything else a signed-in caller (401 with a Basic challenge); a token needs
+ * `read:repository` to fetch and `write:repository` to push, and public-only tokens stay off
+ * private repositories (403); a caller without read access gets 404, one who reads but may not
+ * write gets 403 on push, and mirrors take no pushes (403).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { join } from "node:path"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Option, Redacted } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { hasScopes, isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
+import { Authentication, type Principal } from "@kiln/domain/auth/Authentication"
+import { Branches } from "@kiln/domain/git/Branches"
+import { atLeast } from "@kiln/domain/org/AccessMode"
+import { Repositories } from "@kiln/domain/repo/Repositories"
+import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
+import {
+  type GitAccessDecision,
+  type GitAccessRequest,
+  makeSmartHttpHandler,
+  parseSmartHttpPath,
+  type Push,
+  repositoryPath
+} from "@kiln/git"
+import { KilnConfig } from "../config/KilnConfig.ts"
+
+/** Answers a request the API did not route, when it is a smart HTTP request; undefined otherwise. */
+export type GitFallback = (
+  request: HttpServerRequest.HttpServerRequest
+) => Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined
+
+/**
+ * Whether `pathname` is a smart HTTP path directly under the root path: `/{owner}/{repo}/info/refs`,
+ * `/{owner}/{repo}/git-upload-pack` or `/{owner}/{repo}/git-receive-pack` (never an API path).
+ */
+export const isSmartHttpPath = (rootPath: string, pathname: string): boolean => {
+  if (!pathname.startsWith(rootPath) || parseSmartHttpPath(pathname) === undefined) return false
+  const segments = pathname.slice(rootPath.length).split("/").length
+  return segments === (pathname.endsWith("/info/refs") ? 4 : 3)
+}
+
+const pathOf = (url: string) => new URL(url, "http://internal").pathname
+
+const allowed = (path: string): GitAccessDecision => ({ kind: "allowed", path })
+const unauthorized: GitAccessDecision = { kind: "unauthorized" }
+const forbidden: GitAccessDecision = { kind: "forbidden" }
+const notFound: GitAccessDecision = { kind: "not-found" }
+
+export const make = Effect.gen(function*() {
+  const config = yield* KilnConfig
+  const authenticator = yield* Authentication
+  const repositories = yield* Repositories
+  const store = yield* RepositoryStore
+  const branches = yield* Branches
+  const services = yield* Effect.context<never>()
+  const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
+  // The same directory the GitStorage adapter keeps repositories in (Application.ts).
+  const root = join(config.dataDir, "repositories")
+  const rootPath = new URL(config.rootUrl).pathname
+
+  const signIn = (request: GitAccessRequest) =>
+    Effect.gen(function*() {
+      const { credentials } = request
+      if (credentials === undefined) return Option.some(Option.none<Principal>())
+      const principal = yield* authenticator.authenticate({
+        _tag: "Basic",
+        username: credentials.username,
+        password: Redacted.make(credentials.password)
+      }).pipe(Effect.option)
+      return Option.map(principal, Option.some)
+    })
+
+  const decide = (request: GitAccessRequest) =>
+    Effect.gen(function*() {
+      const pull = request.service === "git-upload-pack"
+      const signedIn = yield* signIn(request)
+      if (Option.isNone(signedIn)) return unauthorized
+      const principal = signedIn.value
+      if (Option.isSome(principal) && Option.isSome(authenticator.accountRefusal(principal.value.user, config.rootUrl))) {
+        return forbidden
+      }
+      const viewer = Option.map(principal, (p) => p.user)
+      const found = yield* repositories.accessible(viewer, request.owner, request.repo).pipe(Effect.option)
+      // Forgejo asks anonymous callers to sign in before saying whether a repository exists.
+      if (Option.isNone(found)) return Option.isNone(principal) ? unauthorized : notFound
+      const { repository, owner, access } = found.value
+      if (repository.isArchived && !pull) return forbidden
+      const publicPull = pull && !repository.isPrivate && owner.visibility === "public"
+      if (Option.isNone(principal)) return publicPull ? allowed(repositoryPath(root, { owner: owner.name, name: repository.name })) : unauthorized
+      const scopes = principal.value.scopes
+      if (Option.isSome(scopes)) {
+        if (!hasScopes(scopes.value, [{ category: "repository", level: pull ? "read" : "write" }])) return forbidden
+        if (isPublicOnly(scopes.value) && (repository.isPrivate || owner.visibility !== "public")) return forbidden
+      }
+      const code = access.units["repo.code"]
+      const admin = atLeast(access.mode, "admin")
+      if (!atLeast(code, "read") && !admin) return notFound
+      if (!pull && ((!atLeast(code, "write") && !admin) || repository.isMirror)) return forbidden
+      return allowed(repositoryPath(root, { owner: owner.name, name: repository.name }))
+    })
+
+  /** One step after each push, under the repository's push lock: the record, then the branch table. */
+  const afterPush = (push: Push) =>
+    Effect.gen(function*() {
+      const found = yield* store.find(push.owner, push.repo)
+      if (Option.isNone(found)) return
+      const repository = yield* repositories.recordPush(found.value.repository.id).pipe(Effect.orDie)
+      yield* branches.recordPush({ ...found.value, repository }, push.updates)
+    })
+
+  const handler = makeSmartHttpHandler({
+    authorize: (request) => run(decide(request)),
+    afterPush: (push) => run(afterPush(push)),
+    onError: (error, request) =>
+      void run(Effect.logError(`git smart HTTP failed for ${request.owner}/${request.repo}`, error))
+  })
+
+  const serve = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function*() {
+      // The raw Node objects of this request: this module runs on NodeHttpServer only.
+      const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
+      const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
+      yield* Effect.callback<void>((resume) => {
+        res.once("close", () => resume(Effect.void))
+        handler(req, res)
+      })
+      // Not written (the Node response has ended); carries the status for the access log.
+      return HttpServerResponse.empty({ status: res.statusCode })
+    })
+
+  const fallback: GitFallback = (request) => isSmartHttpPath(rootPath, pathOf(request.url)) ? serve(request) : undefined
+  return { fallback, isGitPath: (url: string) => isSmartHttpPath(rootPath, pathOf(url)) }
+})

@@ -1,0 +1,281 @@
+/**
+ * Branches of a repository (api-facts §4.6): listed and read from the branch table, created and
+ * deleted in git and then recorded, and the table kept in step with the refs after every push.
+ * [routers/api/v1/repo/branch.go, services/repository/branch.go, modules/repository/branch.go]
+ *
+ * Every change to the table re-reads the refs it concerns from git under a per-repository lock, so
+ * whatever order pushes and API calls finish in, the last one to record a branch records what git
+ * holds. A repository whose table is empty although it has branches (never synced, or emptied) is
+ * re-read from git once, as Forgejo's `SyncRepoBranches` does.
+ */
+import { Context, Effect, Layer, Option, Schema, Semaphore } from "effect"
+import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
+import { atLeast } from "../org/AccessMode.ts"
+import type { Page, PageRequest } from "../Paging.ts"
+import type { AccessibleRepository } from "../repo/Repositories.ts"
+import type { OwnedRepository } from "../repo/Repository.ts"
+import { type CommitVerification, notSigned, UnverifiedReason, unverified } from "../signing/CommitVerification.ts"
+import { splitSignature } from "../signing/SignedCommitObject.ts"
+import { signingKeyFor } from "../signing/SigningKeyResolution.ts"
+import { SigningKeys } from "../signing/SigningKeys.ts"
+import {
+  type Branch,
+  BRANCH_EXISTS_MESSAGE,
+  BRANCH_PREFIX,
+  branchMissingMessage,
+  branchNameOf,
+  branchOf,
+  DEFAULT_BRANCH_MESSAGE,
+  EMPTY_REPOSITORY_MESSAGE,
+  MIRROR_REPOSITORY_MESSAGE,
+  OLD_BRANCH_MISSING_MESSAGE,
+  REQUIRE_CODE_READ_MESSAGE,
+  REQUIRE_CODE_WRITE_MESSAGE
+} from "./Branch.ts"
+import { BranchStore } from "./BranchStore.ts"
+import type { CommitInfo } from "./CommitInfo.ts"
+import { GitStorage, type RepositoryLocation } from "./GitStorage.ts"
+import type { GitStorageFailure } from "./GitStorageFailure.ts"
+import { isValidRefName } from "./RefName.ts"
+import type { RefUpdate } from "./RefUpdate.ts"
+
+/** Forgejo's `mustNotBeArchived` gate: 423 with `<Repository id:owner/name> is archived`. */
+export class RepositoryArchived extends Schema.TaggedError<RepositoryArchived>()("RepositoryArchived", {
+  message: Schema.String
+}) {}
+
+/** `old_ref_name` (or the default branch) names no commit: Forgejo answers 500. */
+export class BranchSourceMissing extends Schema.TaggedError<BranchSourceMissing>()("BranchSourceMissing", {
+  message: Schema.String
+}) {}
+
+/** CreateBranchRepoOption; "" means not given. */
+export interface CreateBranchInput {
+  readonly newBranchName: string
+  readonly oldRefName: string
+  readonly oldBranchName: string
+}
+
+export type CreateBranchFailure =
+  | Forbidden
+  | RepositoryArchived
+  | Invalid
+  | NotFound
+  | AlreadyExists
+  | Conflict
+  | BranchSourceMissing
+  | GitStorageFailure
+
+export type DeleteBranchFailure = Forbidden | RepositoryArchived | NotFound | GitStorageFailure
+
+export class Branches extends Context.Service<Branches, {
+  /** Forbidden without code read; none for an empty repository (Forgejo answers `null`). */
+  readonly list: (target: AccessibleRepository, page: PageRequest) => Effect.Effect<Option.Option<Page<Branch>>, Forbidden>
+  /** Forbidden without code read; NotFound `branch does not exist [name: x]`. */
+  readonly get: (target: AccessibleRepository, name: string) => Effect.Effect<Branch, Forbidden | NotFound>
+  /**
+   * In Forgejo's order: Forbidden without code write; RepositoryArchived; Invalid `[BranchName]: Required|GitRefName|MaxSize`;
+   * NotFound `Git Repository is empty.`; Forbidden `Git Repository is a mirror.`; BranchSourceMissing for an
+   * `old_ref_name` that names no commit; NotFound `The old branch does not exist`; AlreadyExists
+   * `The branch already exists.`; Conflict for a tag of that name or a name colliding with a branch path.
+   */
+  readonly create: (target: AccessibleRepository, input: CreateBranchInput) => Effect.Effect<Branch, CreateBranchFailure>
+  /**
+   * Forbidden without code write; RepositoryArchived; NotFound `Git Repository is empty.`; Forbidden
+   * `Git Repository is a mirror.`; Forbidden `can not delete default branch`; NotFound `branch does not exist [name: x]`.
+   */
+  readonly remove: (target: AccessibleRepository, name: string) => Effect.Effect<void, DeleteBranchFailure>
+  /** After a push: records what the pushed branch refs now hold (tags are not recorded). */
+  readonly recordPush: (repository: OwnedRepository, updates: ReadonlyArray<RefUpdate>) => Effect.Effect<void>
+  /** Re-reads every branch from git (after repository creation, or when the table was lost). */
+  readonly resync: (repository: OwnedRepository) => Effect.Effect<void>
+}>()("@kiln/domain/git/Branches") {}
+
+const locationOf = (owned: OwnedRepository): RepositoryLocation => ({ owner: owned.owner.name, name: owned.repository.name })
+
+const canRead = (target: AccessibleRepository) =>
+  atLeast(target.access.units["repo.code"], "read") || atLeast(target.access.mode, "admin")
+const canWrite = (target: AccessibleRepository) =>
+  atLeast(target.access.units["repo.code"], "write") || atLeast(target.access.mode, "admin")
+
+// Table changes of one repository never interleave; repositories sharing a stripe only wait briefly.
+const LOCK_STRIPES = 64
+
+export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore> = Layer.effect(
+  Branches,
+  Effect.gen(function*() {
+    const git = yield* GitStorage
+    const store = yield* BranchStore
+    // Without a signing key service nothing verifies: signed commits show as signed by an unknown key.
+    const signingKeys = yield* Effect.serviceOption(SigningKeys)
+    const stripes = Array.from({ length: LOCK_STRIPES }, () => Semaphore.makeUnsafe(1))
+    const locked = (repositoryId: number) => (stripes[repositoryId % LOCK_STRIPES] ?? Semaphore.makeUnsafe(1)).withPermit
+
+    const verificationOf = (location: RepositoryLocation, commit: CommitInfo): Effect.Effect<CommitVerification> =>
+      Effect.gen(function*() {
+        if (Option.isNone(commit.signature)) return notSigned
+        const raw = yield* git.rawCommit(location, commit.id).pipe(Effect.orDie)
+        const { payload, signature } = splitSignature(raw)
+        if (Option.isNone(signature)) return notSigned
+        const signed = { payload, signature: signature.value }
+        return yield* Option.match(signingKeys, {
+          onNone: () => Effect.succeed(unverified(UnverifiedReason.noKeyFound, signed)),
+          onSome: (instanceKey) => signingKeyFor(instanceKey, location).verify(signed.payload, signed.signature)
+        })
+      })
+
+    /** Branches at the same commit share one verification. */
+    const verifier = (location: RepositoryLocation) => {
+      const known = new Map<string, CommitVerification>()
+      return (commit: CommitInfo) =>
+        Effect.gen(function*() {
+          const cached = known.get(commit.id)
+          if (cached !== undefined) return cached
+          const verification = yield* verificationOf(location, commit)
+          known.set(commit.id, verification)
+          return verification
+        })
+    }
+
+    const resyncUnlocked = (owned: OwnedRepository) =>
+      Effect.gen(function*() {
+        const location = locationOf(owned)
+        const heads = yield* git.listBranches(location).pipe(Effect.orDie)
+        const verify = verifier(location)
+        const branches = yield* Effect.forEach(heads, (head) =>
+          Effect.map(verify(head.commit), (verification) => branchOf(head.name, head.commit, verification)))
+        yield* store.replaceAll(owned.repository.id, branches)
+      })
+
+    /** Records what git holds for each named branch now (a missing branch is forgotten). */
+    const recordBranches = (owned: OwnedRepository, names: ReadonlyArray<string>) =>
+      locked(owned.repository.id)(Effect.gen(function*() {
+        if (!(yield* store.hasAny(owned.repository.id))) return yield* resyncUnlocked(owned)
+        const location = locationOf(owned)
+        const verify = verifier(location)
+        for (const name of names) {
+          const head = yield* git.resolveCommit(location, `${BRANCH_PREFIX}${name}`).pipe(Effect.option)
+          if (Option.isNone(head)) yield* store.remove(owned.repository.id, name)
+          else yield* store.put(owned.repository.id, branchOf(name, head.value, yield* verify(head.value)))
+        }
+      }))
+
+    /** Forgejo's "non-empty repository should have at least 1 branch" re-read. */
+    const ensureSynced = (owned: OwnedRepository) =>
+      owned.repository.isEmpty
+        ? Effect.void
+        : Effect.flatMap(store.hasAny(owned.repository.id), (any) =>
+          any ? Effect.void : locked(owned.repository.id)(
+            Effect.flatMap(store.hasAny(owned.repository.id), (again) => again ? Effect.void : resyncUnlocked(owned))
+          ))
+
+    const requireRead = (target: AccessibleRepository) =>
+      canRead(target) ? Effect.void : Effect.fail(new Forbidden({ message: REQUIRE_CODE_READ_MESSAGE }))
+
+    /** `reqRepoWriter(code)` then `mustNotBeArchived`. */
+    const requireWritable = (target: AccessibleRepository) =>
+      Effect.gen(function*() {
+        if (!canWrite(target)) return yield* new Forbidden({ message: REQUIRE_CODE_WRITE_MESSAGE })
+        const { repository, owner } = target
+        if (repository.isArchived) {
+          return yield* new RepositoryArchived({ message: `<Repository ${repository.id}:${owner.name}/${repository.name}> is archived` })
+        }
+      })
+
+    /** The repository has a git tree to change: not empty, not a mirror. */
+    const requireChangeable = (target: AccessibleRepository) =>
+      target.repository.isEmpty
+        ? Effect.fail(new NotFound({ message: EMPTY_REPOSITORY_MESSAGE }))
+        : target.repository.isMirror
+        ? Effect.fail(new Forbidden({ message: MIRROR_REPOSITORY_MESSAGE }))
+        : Effect.void
+
+    const bindName = (name: string) =>
+      name === "" ? Effect.fail(new Invalid({ field: "BranchName", message: "[BranchName]: Required" }))
+        : !isValidRefName(name) ? Effect.fail(new Invalid({ field: "BranchName", message: "[BranchName]: GitRefName" }))
+        : [...name].length > 100 ? Effect.fail(new Invalid({ field: "BranchName", message: "[BranchName]: MaxSize" }))
+        : Effect.void
+
+    const sourceCommit = (target: AccessibleRepository, input: CreateBranchInput) => {
+      const location = locationOf(target)
+      if (input.oldRefName !== "") {
+        return git.resolveCommit(location, input.oldRefName).pipe(
+          Effect.mapError(() => new BranchSourceMissing({ message: `object does not exist [id: ${input.oldRefName}, rel_path: ]` }))
+        )
+      }
+      if (input.oldBranchName !== "") {
+        return git.resolveCommit(location, `${BRANCH_PREFIX}${input.oldBranchName}`).pipe(
+          Effect.mapError(() => new NotFound({ message: OLD_BRANCH_MISSING_MESSAGE }))
+        )
+      }
+      const fallback = target.repository.defaultBranch
+      return git.resolveCommit(location, `${BRANCH_PREFIX}${fallback}`).pipe(
+        Effect.mapError(() => new BranchSourceMissing({ message: branchMissingMessage(fallback) }))
+      )
+    }
+
+    const findRecorded = (owned: OwnedRepository, name: string) =>
+      Effect.flatMap(store.find(owned.repository.id, name), (found) =>
+        Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(new NotFound({ message: branchMissingMessage(name) })))
+
+    return Branches.of({
+      list: (target, page) =>
+        Effect.gen(function*() {
+          yield* requireRead(target)
+          if (target.repository.isEmpty) return Option.none()
+          yield* ensureSynced(target)
+          return Option.some(yield* store.list(target.repository.id, page))
+        }),
+
+      get: (target, name) =>
+        Effect.gen(function*() {
+          yield* requireRead(target)
+          yield* ensureSynced(target)
+          return yield* findRecorded(target, name)
+        }),
+
+      create: (target, input) =>
+        Effect.gen(function*() {
+          yield* requireWritable(target)
+          yield* bindName(input.newBranchName)
+          yield* requireChangeable(target)
+          yield* ensureSynced(target)
+          const source = yield* sourceCommit(target, input)
+          yield* git.createBranch(locationOf(target), input.newBranchName, source.id).pipe(
+            Effect.catchTag("AlreadyExists", () => Effect.fail(new AlreadyExists({ message: BRANCH_EXISTS_MESSAGE }))),
+            Effect.catchTag("Invalid", () => Effect.fail(new Invalid({ field: "BranchName", message: "[BranchName]: GitRefName" }))),
+            // The source commit was just read: it cannot be missing unless the repository vanished.
+            Effect.catchTag("NotFound", (error) => Effect.die(error))
+          )
+          yield* recordBranches(target, [input.newBranchName])
+          return yield* findRecorded(target, input.newBranchName).pipe(Effect.orDie)
+        }),
+
+      remove: (target, name) =>
+        Effect.gen(function*() {
+          yield* requireWritable(target)
+          yield* requireChangeable(target)
+          yield* ensureSynced(target)
+          if (name === target.repository.defaultBranch) return yield* new Forbidden({ message: DEFAULT_BRANCH_MESSAGE })
+          const missing = new NotFound({ message: branchMissingMessage(name) })
+          yield* git.deleteBranch(locationOf(target), name).pipe(
+            Effect.catchTag("NotFound", () => Effect.fail(missing)),
+            Effect.catchTag("Invalid", () => Effect.fail(missing)),
+            // Moved by a push between reading and deleting: the push won; the branch is not what was asked for.
+            Effect.catchTag("Conflict", () => Effect.fail(missing))
+          )
+          yield* recordBranches(target, [name])
+        }),
+
+      recordPush: (repository, updates) => {
+        const names = updates.flatMap((update) => {
+          const name = branchNameOf(update.ref)
+          return name === undefined ? [] : [name]
+        })
+        return names.length === 0 ? Effect.void : recordBranches(repository, names)
+      },
+
+      resync: (repository) => locked(repository.repository.id)(resyncUnlocked(repository))
+    })
+  })
+)

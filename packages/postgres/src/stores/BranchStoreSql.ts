@@ -1,0 +1,107 @@
+/** BranchStore on Postgres: the branch table of migration 0005, one row per branch. */
+import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Branch } from "@kiln/domain/git/Branch"
+import { BranchStore } from "@kiln/domain/git/BranchStore"
+import { offsetOf } from "@kiln/domain/Paging"
+import { CommitVerification } from "@kiln/domain/signing/CommitVerification"
+import { int } from "./Rows.ts"
+
+interface BranchRow {
+  readonly name: string
+  readonly commit_id: string
+  readonly commit_message: string
+  readonly author_name: string
+  readonly author_email: string
+  readonly author_time: unknown
+  readonly author_offset: unknown
+  readonly committer_name: string
+  readonly committer_email: string
+  readonly commit_time: unknown
+  readonly committer_offset: unknown
+  readonly verification: unknown
+}
+
+const COLUMNS = `name, commit_id, commit_message, author_name, author_email, author_time, author_offset,
+  committer_name, committer_email, commit_time, committer_offset, verification`
+
+const decodeVerification = Schema.decodeUnknownSync(CommitVerification)
+
+const toBranch = (row: BranchRow): Branch => ({
+  name: row.name,
+  commitId: row.commit_id,
+  message: row.commit_message,
+  author: { name: row.author_name, email: row.author_email, when: { seconds: int(row.author_time), offsetMinutes: int(row.author_offset) } },
+  committer: {
+    name: row.committer_name,
+    email: row.committer_email,
+    when: { seconds: int(row.commit_time), offsetMinutes: int(row.committer_offset) }
+  },
+  // jsonb arrives parsed from the server and as text through some clients.
+  verification: decodeVerification(typeof row.verification === "string" ? JSON.parse(row.verification) : row.verification)
+})
+
+const toRow = (repositoryId: number, branch: Branch) => ({
+  repo_id: repositoryId,
+  name: branch.name,
+  commit_id: branch.commitId,
+  commit_message: branch.message,
+  author_name: branch.author.name,
+  author_email: branch.author.email,
+  author_time: branch.author.when.seconds,
+  author_offset: branch.author.when.offsetMinutes,
+  committer_name: branch.committer.name,
+  committer_email: branch.committer.email,
+  commit_time: branch.committer.when.seconds,
+  committer_offset: branch.committer.when.offsetMinutes,
+  verification: JSON.stringify(branch.verification)
+})
+
+export const layer = Layer.effect(
+  BranchStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(COLUMNS)
+
+    const insert = (repositoryId: number, branches: ReadonlyArray<Branch>) => {
+      const [first, ...rest] = branches.map((branch) => toRow(repositoryId, branch))
+      return first === undefined ? Effect.void : sql`INSERT INTO branches ${sql.insert([first, ...rest])}
+        ON CONFLICT (repo_id, name) DO UPDATE SET commit_id = excluded.commit_id, commit_message = excluded.commit_message,
+          author_name = excluded.author_name, author_email = excluded.author_email, author_time = excluded.author_time,
+          author_offset = excluded.author_offset, committer_name = excluded.committer_name,
+          committer_email = excluded.committer_email, commit_time = excluded.commit_time,
+          committer_offset = excluded.committer_offset, verification = excluded.verification`.pipe(Effect.asVoid)
+    }
+
+    return BranchStore.of({
+      list: (repositoryId, page) =>
+        Effect.gen(function*() {
+          const rows = yield* sql<BranchRow>`SELECT ${columns} FROM branches WHERE repo_id = ${repositoryId}
+            ORDER BY commit_time DESC, name LIMIT ${page.limit} OFFSET ${offsetOf(page)}`
+          const [count] = yield* sql<{ total: unknown }>`SELECT count(*) AS total FROM branches WHERE repo_id = ${repositoryId}`
+          return { items: rows.map(toBranch), total: int(count?.total ?? 0) }
+        }).pipe(Effect.orDie),
+      find: (repositoryId, name) =>
+        sql<BranchRow>`SELECT ${columns} FROM branches WHERE repo_id = ${repositoryId} AND name = ${name}`.pipe(
+          Effect.map((rows) => Option.map(Option.fromUndefinedOr(rows[0]), toBranch)),
+          Effect.orDie
+        ),
+      hasAny: (repositoryId) =>
+        sql<{ found: boolean }>`SELECT EXISTS (SELECT 1 FROM branches WHERE repo_id = ${repositoryId}) AS found`.pipe(
+          Effect.map((rows) => rows[0]?.found === true),
+          Effect.orDie
+        ),
+      put: (repositoryId, branch) => insert(repositoryId, [branch]).pipe(Effect.orDie),
+      remove: (repositoryId, name) =>
+        sql`DELETE FROM branches WHERE repo_id = ${repositoryId} AND name = ${name}`.pipe(Effect.asVoid, Effect.orDie),
+      replaceAll: (repositoryId, branches) =>
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`DELETE FROM branches WHERE repo_id = ${repositoryId}`
+          // Postgres takes at most 65,535 parameters per statement: 13 columns a row.
+          for (let start = 0; start < branches.length; start += 1_000) {
+            yield* insert(repositoryId, branches.slice(start, start + 1_000))
+          }
+        })).pipe(Effect.orDie)
+    })
+  })
+)
