@@ -4,7 +4,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { join } from "node:path"
-import { SecureRandom } from "effect/crypto"
+import { Digest, SecureRandom } from "effect/crypto"
 import * as AccessTokens from "@kiln/domain/auth/AccessTokens"
 import * as Authentication from "@kiln/domain/auth/Authentication"
 import * as Organizations from "@kiln/domain/org/Organizations"
@@ -13,17 +13,14 @@ import * as OrgMembers from "@kiln/domain/org/OrgMembers"
 import * as OrgWebhooks from "@kiln/domain/org/OrgWebhooks"
 import * as Teams from "@kiln/domain/org/Teams"
 import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
-import * as Branches from "@kiln/domain/git/Branches"
-import * as CommitStatuses from "@kiln/domain/git/CommitStatuses"
+import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as UserAccounts from "@kiln/domain/user/UserAccounts"
 import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
-import { GitStorageLive } from "@kiln/git"
+import { GitArchivesLive, GitStorageLive, GitTransfersLive } from "@kiln/git"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
-import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
-import * as CommitStatusStoreSql from "@kiln/postgres/stores/CommitStatusStoreSql"
 import * as OrganizationStoreSql from "@kiln/postgres/stores/OrganizationStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
 import * as QuotaStoreSql from "@kiln/postgres/stores/QuotaStoreSql"
@@ -33,7 +30,6 @@ import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
 import * as UserStoreSql from "@kiln/postgres/stores/UserStoreSql"
 import * as WebhookStoreSql from "@kiln/postgres/stores/WebhookStoreSql"
 import { KilnConfig } from "./config/KilnConfig.ts"
-import * as NodeDigest from "./platform/NodeDigest.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
 import * as TemplateInitialFiles from "./platform/TemplateInitialFiles.ts"
 
@@ -46,19 +42,39 @@ export const Stores = Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.lay
   )))
   .pipe(Layer.merge(QuotaStoreSql.layer))
   .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryTransactionsSql.layer)))
-  .pipe(Layer.merge(Layer.mergeAll(BranchStoreSql.layer, CommitStatusStoreSql.layer)))
 
-export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto)
+export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto)
 
 /** Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a KilnConfig). */
 export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>
   GitStorageLive(join(Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir }), "repositories"))))
 
-/** The branch table kept in step with git, and commit statuses. */
-export const BranchesLive = Branches.layer.pipe(Layer.provide(RepositoryStorage))
-export const CommitStatusesLive = CommitStatuses.layer.pipe(Layer.provide(RepositoryStorage))
+/**
+ * Archives (cached under `<KILN_DATA_DIR>/archives`), forks and migrations over the same
+ * repositories, with the migration host policy and size limit from KILN_MIGRATIONS_*.
+ */
+export const RepositoryContent = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) => {
+  const dataDir = Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir })
+  const root = join(dataDir, "repositories")
+  const policy = Option.match(config, {
+    onNone: () => MigrationSettings.defaultValue(),
+    onSome: (settings) => ({
+      allowLocal: settings.migrationsAllowLocal,
+      allowedDomains: settings.migrationsAllowedDomains,
+      allowLocalPaths: settings.migrationsAllowLocalPaths,
+      maxSize: settings.migrationsMaxSize
+    })
+  })
+  return Layer.mergeAll(
+    // The HTTP handlers of archives and editorconfig read commits through it.
+    RepositoryStorage,
+    GitArchivesLive(root, { cacheDir: join(dataDir, "archives") }),
+    GitTransfersLive(root, { maxSize: policy.maxSize }),
+    Layer.succeed(MigrationSettings, policy)
+  )
+}))
 
-export const RepositoriesLive = Repositories.layer.pipe(Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer, BranchesLive)))
+export const RepositoriesLive = Repositories.layer.pipe(Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer)))
 
 /**
  * What each concern refuses to delete while it holds on to it: an owner of repositories (checked
@@ -84,7 +100,7 @@ export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, Acc
   .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
   .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
-  .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
+  .pipe(Layer.merge(RepositoryContent))
 
 /** Everything the HTTP layer and the CLI use; requires only a migrated SqlClient. */
 export const layer = Services.pipe(Layer.provideMerge(Stores), Layer.provideMerge(Platform))

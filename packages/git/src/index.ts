@@ -9,3 +9,5 @@ export {
 } from "./RepositoryTemplates.ts"
 export { RepositoryLocks } from "./RepositoryLocks.ts"
 export * from "./SmartHttp.ts"
+export { GitArchivesLive, makeGitArchives, type GitArchivesOptions } from "./GitArchivesLive.ts"
+export { GitTransfersLive, makeGitTransfers, type GitTransfersOptions } from "./GitTransfersLive.ts"

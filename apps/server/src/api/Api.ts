@@ -3,9 +3,11 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { Authentication } from "../http/Authentication.ts"
 import { BindingErrors } from "../http/BindingErrors.ts"
 import { AdminUsersApi } from "./AdminUsersApi.ts"
-import { BranchesApi } from "./BranchesApi.ts"
-import { CommitStatusesApi } from "./CommitStatusesApi.ts"
+import { ArchiveApi } from "./ArchiveApi.ts"
+import { EditorConfigApi } from "./EditorConfigApi.ts"
+import { ForkApi } from "./ForkApi.ts"
 import { MarkdownApi } from "./MarkdownApi.ts"
+import { MigrateApi } from "./MigrateApi.ts"
 import { MiscApi } from "./MiscApi.ts"
 import { OrgsApi } from "./OrgsApi.ts"
 import { QuotaAdminApi } from "./QuotaAdminApi.ts"
@@ -23,7 +25,7 @@ export class Api extends HttpApi.make("kiln")
   .add(QuotaAdminApi, UserQuotaApi)
   .add(OrgQuotaApi)
   .add(ReposApi, UserReposApi, OrgReposApi)
-  .add(BranchesApi, CommitStatusesApi)
+  .add(ArchiveApi, EditorConfigApi, ForkApi, MigrateApi)
   .middleware(BindingErrors)
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Kiln API", version: "1.1.1" }))

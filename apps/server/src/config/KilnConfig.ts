@@ -25,6 +25,14 @@ export interface KilnSettings {
   readonly signingKeyPassphrase: Option.Option<Redacted.Redacted<string>>
   readonly quotaDefaultGroups: ReadonlyArray<string>
   readonly attachmentMaxSize: number
+  /** Migrations may clone from loopback and private networks. */
+  readonly migrationsAllowLocal: boolean
+  /** When set, migrations may clone only from these host names (globs). */
+  readonly migrationsAllowedDomains: ReadonlyArray<string>
+  /** Site admins may migrate from local directories. */
+  readonly migrationsAllowLocalPaths: boolean
+  /** Bytes a migration may take before it is aborted. */
+  readonly migrationsMaxSize: number
 }
 
 export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
@@ -90,6 +98,10 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const signingEmail = yield* readEach(problems, "KILN_SIGNING_EMAIL", Config.option(Config.String("KILN_SIGNING_EMAIL")))
   const signingKeyPassphrase = yield* readEach(problems, "KILN_SIGNING_KEY_PASSPHRASE", Config.option(Config.Redacted("KILN_SIGNING_KEY_PASSPHRASE")))
   const quotaDefaultGroups = yield* readEach(problems, "KILN_QUOTA_DEFAULT_GROUPS", Config.String("KILN_QUOTA_DEFAULT_GROUPS").pipe(Config.withDefault("")))
+  const migrationsAllowLocal = yield* readEach(problems, "KILN_MIGRATIONS_ALLOW_LOCAL", Config.Boolean("KILN_MIGRATIONS_ALLOW_LOCAL").pipe(Config.withDefault(false)))
+  const migrationsAllowedDomains = yield* readEach(problems, "KILN_MIGRATIONS_ALLOWED_DOMAINS", Config.String("KILN_MIGRATIONS_ALLOWED_DOMAINS").pipe(Config.withDefault("")))
+  const migrationsAllowLocalPaths = yield* readEach(problems, "KILN_MIGRATIONS_ALLOW_LOCAL_PATHS", Config.Boolean("KILN_MIGRATIONS_ALLOW_LOCAL_PATHS").pipe(Config.withDefault(false)))
+  const migrationsMaxSize = yield* readEach(problems, "KILN_MIGRATIONS_MAX_SIZE", byteCount("KILN_MIGRATIONS_MAX_SIZE", 2048 * MiB))
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -109,7 +121,9 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     databaseUrl === undefined || adminUsername === undefined || adminPassword === undefined ||
     adminEmail === undefined || maxBodySize === undefined || markdownMaxSize === undefined ||
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
-    signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined
+    signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
+    migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
+    migrationsMaxSize === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -132,7 +146,11 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     signingName,
     signingEmail: Option.getOrElse(signingEmail, () => `noreply@${new URL(rootUrl).hostname}`),
     signingKeyPassphrase,
-    quotaDefaultGroups: quotaDefaultGroups.split(",").map((name) => name.trim()).filter((name) => name !== "")
+    quotaDefaultGroups: quotaDefaultGroups.split(",").map((name) => name.trim()).filter((name) => name !== ""),
+    migrationsAllowLocal,
+    migrationsAllowedDomains: migrationsAllowedDomains.split(",").map((name) => name.trim()).filter((name) => name !== ""),
+    migrationsAllowLocalPaths,
+    migrationsMaxSize
   }
 })
 

@@ -5,9 +5,11 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
-import { BranchHandlers } from "../handlers/BranchHandlers.ts"
-import { CommitStatusHandlers } from "../handlers/CommitStatusHandlers.ts"
+import { ArchiveHandlers } from "../handlers/ArchiveHandlers.ts"
+import { EditorConfigHandlers } from "../handlers/EditorConfigHandlers.ts"
+import { ForkHandlers } from "../handlers/ForkHandlers.ts"
 import { MarkdownHandlers } from "../handlers/MarkdownHandlers.ts"
+import { MigrateHandlers } from "../handlers/MigrateHandlers.ts"
 import { MiscHandlers } from "../handlers/MiscHandlers.ts"
 import { OrgHandlers } from "../handlers/OrgHandlers.ts"
 import { QuotaAdminHandlers } from "../handlers/QuotaAdminHandlers.ts"
@@ -17,11 +19,11 @@ import { UsersHandlers } from "../handlers/UsersHandlers.ts"
 import { RepoHandlers } from "../handlers/RepoHandlers.ts"
 import { RepoOrgHandlers } from "../handlers/RepoOrgHandlers.ts"
 import { RepoUserHandlers } from "../handlers/RepoUserHandlers.ts"
+import * as EditorConfigMatcherLive from "../platform/EditorConfigMatcherLive.ts"
 import { accessLog } from "./AccessLog.ts"
 import * as ApiErrors from "./ApiErrors.ts"
 import * as Authentication from "./Authentication.ts"
 import * as BindingErrors from "./BindingErrors.ts"
-import * as GitRoutes from "./GitRoutes.ts"
 import * as NotFoundRoute from "./NotFoundRoute.ts"
 import * as OrgAssignment from "./OrgAssignment.ts"
 import { requestLimits } from "./RequestLimits.ts"
@@ -38,12 +40,13 @@ const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
   .pipe(Layer.merge(OrgQuotaHandlers))
 
 const RepoGroups = Layer.mergeAll(RepoHandlers, RepoUserHandlers, RepoOrgHandlers)
-const GitGroups = Layer.mergeAll(BranchHandlers, CommitStatusHandlers)
+const ContentGroups = Layer.mergeAll(ArchiveHandlers, EditorConfigHandlers, ForkHandlers, MigrateHandlers)
+  .pipe(Layer.provide(EditorConfigMatcherLive.layer))
 
 const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer)
   .pipe(Layer.merge(Layer.mergeAll(OrgAssignment.layer, TeamAssignment.layer, SignedInGate.layer)))
 
-export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(GitGroups), Layer.provide(Middlewares))
+export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(ContentGroups), Layer.provide(Middlewares))
 
 /** Serves every route on the HttpServer in context. */
 export const layer = Layer.unwrap(Effect.gen(function*() {
@@ -56,11 +59,10 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     securityDefinitions: forgejoSecurityDefinitions,
     security: forgejoSecurity
   })
-  const git = yield* GitRoutes.make
-  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback))
+  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl))
   return HttpRouter.serve(routes, {
     disableLogger: true,
     routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    middleware: (app) => accessLog(requestLimits({ maxBodySize: config.maxBodySize, errorUrl, exempt: git.isGitPath })(app))
+    middleware: (app) => accessLog(requestLimits({ maxBodySize: config.maxBodySize, errorUrl })(app))
   })
 })).pipe(Layer.provide(ApiErrors.layer))

@@ -29,7 +29,7 @@ const fields = {
   private: Schema.Boolean,
   fork: Schema.Boolean,
   template: Schema.Boolean,
-  /** Forks carry their base repository here (always null until forks exist). */
+  /** Forks carry their base repository here (see RepositoryJson); the base's own parent is null. */
   parent: Schema.Null,
   mirror: Schema.Boolean,
   size: Schema.Number,
@@ -84,7 +84,11 @@ const fields = {
   topics: Schema.NullOr(Schema.Array(Schema.String))
 }
 
-export const RepositoryJson = Schema.Struct(fields).annotate({ identifier: "Repository" })
+/** A fork's base as nested in `parent`: the same keys, its own `parent` null. */
+const ParentRepositoryJson = Schema.Struct(fields)
+
+export const RepositoryJson = Schema.Struct({ ...fields, parent: Schema.NullOr(ParentRepositoryJson) })
+  .annotate({ identifier: "Repository" })
 export type RepositoryJson = typeof RepositoryJson.Type
 
 export const SearchResultsJson = Schema.Struct({ ok: Schema.Boolean, data: Schema.Array(RepositoryJson) })
@@ -102,7 +106,13 @@ const segment = encodeURIComponent
 const sshUrl = (urls: SiteUrls, owner: string, name: string): string =>
   `git@${new URL(urls.rootUrl).hostname}:${segment(owner)}/${segment(name)}.git`
 
-export const toRepositoryJson = (item: AccessibleRepository, urls: SiteUrls): RepositoryJson => {
+export const toRepositoryJson = (item: AccessibleRepository, urls: SiteUrls): RepositoryJson => ({
+  ...repositoryFields(item, urls),
+  // Forgejo renders the base with the fork's permissions.
+  parent: item.parent === undefined ? null : repositoryFields({ ...item.parent, access: item.access }, urls)
+})
+
+const repositoryFields = (item: AccessibleRepository, urls: SiteUrls): typeof ParentRepositoryJson.Type => {
   const { repository, owner, access } = item
   const { units } = repository
   const pulls = hasUnit(repository, "repo.pulls")

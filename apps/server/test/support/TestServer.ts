@@ -36,6 +36,10 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   signingKeyPassphrase: Option.none(),
   quotaDefaultGroups: [],
   attachmentMaxSize: 100 * 1024 * 1024,
+  migrationsAllowLocal: false,
+  migrationsAllowedDomains: [],
+  migrationsAllowLocalPaths: false,
+  migrationsMaxSize: 2 * 1024 * 1024 * 1024,
   ...overrides
 })
 

@@ -11,9 +11,9 @@
  */
 import { Clock, Context, Effect, Layer, Option, Ref, Schedule } from "effect"
 import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
-import { Branches } from "../git/Branches.ts"
 import { type InitialCommit, GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
+import type { GitTransfers } from "../git/GitTransfers.ts"
 import { isValidRefName } from "../git/RefName.ts"
 import { type AccessMode, atLeast, parseAccessMode } from "../org/AccessMode.ts"
 import { ORG_HIDDEN_MESSAGE, orgNotFoundMessage, ownsRepositoriesMessage } from "../org/Organization.ts"
@@ -27,7 +27,9 @@ import { signingKeyFor } from "../signing/SigningKeyResolution.ts"
 import { SigningKeys } from "../signing/SigningKeys.ts"
 import type { User } from "../user/User.ts"
 import { UserStore } from "../user/UserStore.ts"
+import { type ForkFailure, type ForkInput, makeForks } from "./Forks.ts"
 import { InitialFiles } from "./InitialFiles.ts"
+import { makeMigrations, type MigrateInput, type MigrationFailure } from "./Migrations.ts"
 import {
   defaultUnits,
   type MergeStyle,
@@ -61,6 +63,8 @@ export class RepositorySettings extends Context.Reference<RepositorySettingsShap
 /** A repository the caller may see, with the caller's access. */
 export interface AccessibleRepository extends OwnedRepository {
   readonly access: RepositoryAccess
+  /** A fork's base repository (shown with the fork's access), when it still exists. */
+  readonly parent?: OwnedRepository | undefined
 }
 
 /** CreateRepoOption. */
@@ -209,6 +213,15 @@ export class Repositories extends Context.Service<Repositories, {
    * to a pushed one when the repository was empty and its default is missing, and bumps `updated_at`.
    */
   readonly recordPush: (repositoryId: number) => Effect.Effect<Repository, NotFound | GitStorageFailure>
+  /**
+   * `POST /repos/{o}/{r}/forks` (see Forks.ts for the errors); the fork answers as if the caller
+   * owned it. Needs the GitTransfers adapter at call time.
+   */
+  readonly fork: (doer: User, base: AccessibleRepository, input: ForkInput) => Effect.Effect<AccessibleRepository, ForkFailure, GitTransfers>
+  /** `GET /repos/{o}/{r}/forks`: the forks the viewer may see, by id. */
+  readonly listForks: (viewer: Option.Option<User>, base: AccessibleRepository) => Effect.Effect<ReadonlyArray<AccessibleRepository>>
+  /** `POST /repos/migrate` (see Migrations.ts for the errors), answering with admin-level permissions. */
+  readonly migrate: (doer: User, input: MigrateInput) => Effect.Effect<AccessibleRepository, MigrationFailure, GitTransfers>
   /** Moves an owner's repositories on disk after the account was renamed. */
   readonly renameOwner: (from: string, to: string) => Effect.Effect<void, AlreadyExists | Invalid | GitStorageFailure>
   /** For account and organization deletion guards: `user still has ownership of repositories [uid: N]`. */
@@ -316,10 +329,16 @@ export const layer: Layer.Layer<
     const git = yield* GitStorage
     // Without a signing key service (e.g. an embedding without one) initial commits are unsigned.
     const signingKeys = yield* Effect.serviceOption(SigningKeys)
-    // Without the branch table (an embedding without it) nothing records the initial branch.
-    const branchTable = yield* Effect.serviceOption(Branches)
     const initialFiles = yield* InitialFiles
     const transactions = yield* Transactions
+
+    /** The base repositories of the forks among `owned`, by id. */
+    const parentsOf = (owned: ReadonlyArray<OwnedRepository>) =>
+      Effect.gen(function*() {
+        const ids = [...new Set(owned.flatMap((item) => (item.repository.isFork && item.repository.forkId > 0 ? [item.repository.forkId] : [])))]
+        const found = yield* Effect.forEach(ids, (id) => store.findById(id))
+        return new Map(found.flatMap((parent) => (Option.isSome(parent) ? [[parent.value.repository.id, parent.value] as const] : [])))
+      })
 
     const withAccess = (viewer: Option.Option<User>, owned: ReadonlyArray<OwnedRepository>) =>
       Effect.gen(function*() {
@@ -327,7 +346,12 @@ export const layer: Layer.Layer<
         const facts = Option.isSome(viewer) && needFacts.length > 0
           ? yield* store.accessFacts(viewer.value.id, needFacts.map((item) => item.repository))
           : noFacts
-        return owned.map((item): AccessibleRepository => ({ ...item, access: accessWith(viewer, item, facts) }))
+        const parents = yield* parentsOf(owned)
+        return owned.map((item): AccessibleRepository => ({
+          ...item,
+          access: accessWith(viewer, item, facts),
+          parent: parents.get(item.repository.forkId)
+        }))
       })
 
     const accessOf = (viewer: Option.Option<User>, owned: OwnedRepository) =>
@@ -336,8 +360,8 @@ export const layer: Layer.Layer<
     const hiddenOrMissing = (ownerName: string, name: string) => new NotFound({ message: repositoryNotFoundMessage(ownerName, name) })
 
     const reveal = (viewer: Option.Option<User>, owned: OwnedRepository, ownerName: string, name: string) =>
-      Effect.flatMap(accessOf(viewer, owned), (access) =>
-        access.hasAccess ? Effect.succeed({ ...owned, access }) : Effect.fail(hiddenOrMissing(ownerName, name)))
+      Effect.flatMap(withAccess(viewer, [owned]), ([item]) =>
+        item !== undefined && item.access.hasAccess ? Effect.succeed(item) : Effect.fail(hiddenOrMissing(ownerName, name)))
 
     const accessible = (viewer: Option.Option<User>, ownerName: string, name: string) =>
       Effect.gen(function*() {
@@ -352,8 +376,11 @@ export const layer: Layer.Layer<
     const reload = (viewer: Option.Option<User>, id: number) =>
       Effect.flatMap(store.findById(id), (found) =>
         Option.isSome(found)
-          ? Effect.map(accessOf(viewer, found.value), (access): AccessibleRepository => ({ ...found.value, access }))
+          ? Effect.flatMap(withAccess(viewer, [found.value]), ([item]) =>
+            item === undefined ? Effect.die(new Error(`repository ${id} vanished during the request`)) : Effect.succeed(item))
           : Effect.die(new Error(`repository ${id} vanished during the request`)))
+
+
 
     const requireAdmin = (target: AccessibleRepository) =>
       atLeast(target.access.mode, "admin") ? Effect.void : Effect.fail(new Forbidden({ message: REQUIRE_ADMIN_MESSAGE }))
@@ -490,8 +517,6 @@ export const layer: Layer.Layer<
           }))
         // Create answers as if the creator owned the repository (Forgejo's `AccessModeOwner`).
         const owned: OwnedRepository = { repository: created, owner }
-        // The initial commit's branch is recorded now rather than at the first listing.
-        if (!created.isEmpty && Option.isSome(branchTable)) yield* branchTable.value.resync(owned)
         return { ...owned, access: accessWith(Option.some(owner), owned, noFacts) }
       })
 
@@ -592,6 +617,26 @@ export const layer: Layer.Layer<
         )
       })
 
+    const transferDeps = {
+      store,
+      git,
+      users,
+      teams,
+      diskStepInTransaction,
+      now: nowSeconds,
+      repositorySettings: Effect.service(RepositorySettings)
+    }
+    const forks = makeForks(transferDeps)
+    const migrations = makeMigrations(transferDeps)
+    /** Fork and migration answers show the new repository as its owner sees it (Forgejo: owner/admin level). */
+    const asOwner = (repository: Repository, owner: User) =>
+      Effect.map(parentsOf([{ repository, owner }]), (parents): AccessibleRepository => ({
+        repository,
+        owner,
+        access: accessWith(Option.some(owner), { repository, owner }, noFacts),
+        parent: parents.get(repository.forkId)
+      }))
+
     const collaborationGate = (doer: User, target: AccessibleRepository) =>
       doer.isAdmin ? Effect.void : requireAdmin(target)
 
@@ -671,6 +716,16 @@ export const layer: Layer.Layer<
           }
           return yield* store.update(repository.id, changes).pipe(Effect.orDie)
         }),
+      fork: (doer, base, input) =>
+        Effect.flatMap(forks.fork(doer, base, input), ({ fork, owner }) => asOwner(fork, owner)),
+      listForks: (viewer, base) =>
+        Effect.gen(function*() {
+          const items = yield* withAccess(viewer, yield* store.listForks(base.repository.id))
+          const siteAdmin = Option.isSome(viewer) && viewer.value.isAdmin
+          return items.filter((item) => siteAdmin || item.access.hasAccess)
+        }),
+      migrate: (doer, input) =>
+        Effect.flatMap(migrations.migrate(doer, input), ({ repository, owner }) => asOwner(repository, owner)),
       renameOwner: (from, to) => git.renameOwner(from, to),
       ownershipGuard: (owner) =>
         Effect.map(store.countForOwner(owner.id), (count) => count > 0 ? Option.some(ownsRepositoriesMessage(owner.id)) : Option.none())

@@ -19,19 +19,29 @@ export interface AccessFacts {
 }
 
 export class RepositoryStore extends Context.Service<RepositoryStore, {
-  /** AlreadyExists when the owner has a repository of that name (case-insensitive). */
+  /**
+   * AlreadyExists when the owner has a repository of that name (case-insensitive). A fork's base
+   * counts it (`numForks`) in the same transaction.
+   */
   readonly insert: (repository: NewRepository) => Effect.Effect<Repository, AlreadyExists>
   /** By owner name and repository name, both case-insensitive. */
   readonly find: (ownerName: string, name: string) => Effect.Effect<Option.Option<OwnedRepository>>
   readonly findById: (id: number) => Effect.Effect<Option.Option<OwnedRepository>>
   /** AlreadyExists when renamed onto another repository of the owner. */
   readonly update: (id: number, changes: RepositoryChanges) => Effect.Effect<Repository, AlreadyExists>
-  /** Removes the row with its collaborations and team listings. */
+  /**
+   * Removes the row with its collaborations and team listings; a fork's base counts one fork less,
+   * and the repository's own forks become plain repositories (Forgejo's DeleteRepository).
+   */
   readonly remove: (id: number) => Effect.Effect<void>
   /** An owner's repositories by id; private ones only when asked. `total` counts the whole set. */
   readonly listForOwner: (ownerId: number, includePrivate: boolean, page: PageRequest) => Effect.Effect<Page<OwnedRepository>>
   readonly search: (query: RepositorySearch) => Effect.Effect<Page<OwnedRepository>>
   readonly countForOwner: (ownerId: number) => Effect.Effect<number>
+  /** The forks of a repository, by id. */
+  readonly listForks: (baseId: number) => Effect.Effect<ReadonlyArray<OwnedRepository>>
+  /** The owner's fork of a repository, if it has one. */
+  readonly findFork: (ownerId: number, baseId: number) => Effect.Effect<Option.Option<OwnedRepository>>
   readonly accessFacts: (userId: number, repositories: ReadonlyArray<Repository>) => Effect.Effect<AccessFacts>
   readonly collaboration: (repositoryId: number, userId: number) => Effect.Effect<Option.Option<AccessMode>>
   /** Adds the collaborator at `mode`, or leaves an existing collaboration as it is. */

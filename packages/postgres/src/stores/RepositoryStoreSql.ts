@@ -334,6 +334,11 @@ export const layer = Layer.effect(
             ${repository.numWatches}, ${repository.numOpenIssues}, ${repository.numOpenPulls}, ${repository.createdAt},
             ${repository.updatedAt}, ${repository.archivedAt})
           RETURNING ${returning}`.pipe(
+          Effect.tap(() =>
+            repository.forkId > 0
+              ? Effect.asVoid(sql`UPDATE repositories SET num_forks = num_forks + 1 WHERE id = ${repository.forkId}`)
+              : Effect.void),
+          sql.withTransaction,
           Effect.catchTag("SqlError", sameName),
           Effect.flatMap((rows) => {
             const row = rows[0]
@@ -367,6 +372,9 @@ export const layer = Layer.effect(
       remove: (id) =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`DELETE FROM team_repos WHERE repo_id = ${id}`
+          yield* sql`UPDATE repositories SET num_forks = num_forks - 1
+            WHERE id = (SELECT fork_id FROM repositories WHERE id = ${id} AND is_fork AND fork_id > 0)`
+          yield* sql`UPDATE repositories SET fork_id = 0, is_fork = false WHERE fork_id = ${id}`
           yield* sql`DELETE FROM repositories WHERE id = ${id}`
         })).pipe(Effect.orDie),
       listForOwner: (ownerId, includePrivate, request) =>
@@ -388,6 +396,16 @@ export const layer = Layer.effect(
       countForOwner: (ownerId) =>
         sql<{ total: unknown }>`SELECT count(*) AS total FROM repositories WHERE owner_id = ${ownerId}`.pipe(
           Effect.map(totalOf),
+          Effect.orDie
+        ),
+      listForks: (baseId) =>
+        sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE r.fork_id = ${baseId} ORDER BY r.id`.pipe(
+          Effect.map((rows) => rows.map(toOwned)),
+          Effect.orDie
+        ),
+      findFork: (ownerId, baseId) =>
+        sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE r.owner_id = ${ownerId} AND r.fork_id = ${baseId} LIMIT 1`.pipe(
+          Effect.map(one),
           Effect.orDie
         ),
       accessFacts: (userId, repositories) =>

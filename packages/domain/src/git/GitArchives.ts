@@ -1,0 +1,49 @@
+/**
+ * The port for downloadable snapshots of a commit (api-facts §4.9): zip and tar.gz archives of the
+ * tree under a `<repo>/` prefix, and git bundles. An archive is a pure function of the commit id,
+ * the prefix and the format, so the adapter may keep it once made and serve it again.
+ */
+import { Context, type Effect, type Stream } from "effect"
+import type { Invalid, NotFound } from "../errors.ts"
+import type { GitStorageFailure } from "./GitStorageFailure.ts"
+import type { RepositoryLocation } from "./GitStorage.ts"
+
+export const archiveFormats = ["zip", "tar.gz", "bundle"] as const
+export type ArchiveFormat = typeof archiveFormats[number]
+
+/** A byte range, both ends inclusive (HTTP `Range` semantics). */
+export interface ByteRange {
+  readonly start: number
+  readonly end: number
+}
+
+/** A finished archive: its size, and its bytes (all of them, or one range) as a stream. */
+export interface Archive {
+  readonly size: number
+  readonly read: (range?: ByteRange) => Stream.Stream<Uint8Array, GitStorageFailure>
+}
+
+/** The commit an archive request names. */
+export interface ArchiveCommit {
+  readonly id: string
+  /** Committer time, unix seconds. */
+  readonly committedAt: number
+}
+
+export class GitArchives extends Context.Service<GitArchives, {
+  /**
+   * The commit `ref` names: a branch, a tag (peeled), or a full or short commit id, as `git
+   * rev-parse` resolves them. NotFound when it names no commit.
+   */
+  resolve(location: RepositoryLocation, ref: string): Effect.Effect<ArchiveCommit, NotFound | Invalid>
+  /**
+   * The archive of commit `commitId` (a full id) of the repository; `prefix` is the directory the
+   * zip and tar entries sit in (the repository name). The same arguments give the same bytes.
+   */
+  archive(
+    location: RepositoryLocation,
+    commitId: string,
+    format: ArchiveFormat,
+    prefix: string
+  ): Effect.Effect<Archive, NotFound | Invalid | GitStorageFailure>
+}>()("@kiln/domain/git/GitArchives") {}

@@ -1,0 +1,163 @@
+/**
+ * Forks (api-facts §4.11; routers/api/v1/repo/fork.go, services/repository/fork.go): a new
+ * repository of the caller or one of their organizations that starts as a copy of the base
+ * repository's git data and records the base as its parent. Listing shows the forks the caller
+ * may see. The row and the directory appear together, under the same rules as `create`.
+ */
+import { Effect, Option } from "effect"
+import { AlreadyExists, Forbidden, Invalid, NotFound } from "../errors.ts"
+import type { GitStorage, RepositoryLocation } from "../git/GitStorage.ts"
+import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
+import { GitTransfers, type StagedRepository } from "../git/GitTransfers.ts"
+import type { TeamStore } from "../org/TeamStore.ts"
+import type { User } from "../user/User.ts"
+import type { UserStore } from "../user/UserStore.ts"
+import {
+  defaultUnits,
+  type NewRepository,
+  type OwnedRepository,
+  type Repository,
+  REPOSITORY_EXISTS_MESSAGE,
+  type RepositoryChanges
+} from "./Repository.ts"
+import { checkUsableRepositoryName } from "./RepositoryName.ts"
+import type { RepositoryStore } from "./RepositoryStore.ts"
+
+/** CreateForkOption. */
+export interface ForkInput {
+  readonly organization?: string | undefined
+  readonly name?: string | undefined
+}
+
+export const notOrgMemberMessage = (org: string): string => `User is no Member of Organisation '${org}'`
+
+export const alreadyForkedMessage = (owner: string, base: OwnedRepository, fork: OwnedRepository): string =>
+  `repository is already forked by user [uname: ${owner}, repo path: ${base.owner.name}/${base.repository.name}, fork path: ${fork.owner.name}/${fork.repository.name}]`
+
+/** A fork starts with code and pull requests only (Forgejo's DefaultForkRepoUnits). */
+export const forkUnits = { ...defaultUnits, enabled: defaultUnits.enabled.filter((unit) => unit === "repo.code" || unit === "repo.pulls") }
+
+/** What `create` shares with forks and migrations: run a disk step inside the row's transaction. */
+export type DiskStepInTransaction = <A, E, R, E2>(
+  step: Effect.Effect<A, E, R>,
+  undo: Effect.Effect<void, E2>
+) => <B, E3, R3>(rowsThenStep: (step: Effect.Effect<A, E, R>) => Effect.Effect<B, E3, R3>) => Effect.Effect<B, E3, R3>
+
+export interface AdoptionDeps {
+  readonly store: RepositoryStore["Service"]
+  readonly git: GitStorage["Service"]
+  readonly diskStepInTransaction: DiskStepInTransaction
+}
+
+/**
+ * Inserts `row` and moves `staged` into place in one transaction; the size, emptiness and default
+ * branch come from what was placed. AlreadyExists when the name is taken (row or files).
+ */
+export const adoptStaged = (
+  deps: AdoptionDeps,
+  owner: User,
+  row: NewRepository,
+  staged: StagedRepository
+): Effect.Effect<Repository, AlreadyExists | Invalid | GitStorageFailure> => {
+  const location: RepositoryLocation = { owner: owner.name, name: row.name }
+  const missing = (error: NotFound | Invalid) => Effect.die(error)
+  const { branches, size } = staged
+  return deps.diskStepInTransaction(staged.place(location), deps.git.remove(location))((onDisk) =>
+    Effect.gen(function*() {
+      const inserted = yield* deps.store.insert(row).pipe(Effect.mapError(() => new AlreadyExists({ message: REPOSITORY_EXISTS_MESSAGE })))
+      yield* onDisk
+      const changes: { -readonly [K in keyof RepositoryChanges]: RepositoryChanges[K] } = { size, isEmpty: branches.length === 0 }
+      const first = branches[0]
+      if (first !== undefined && !branches.includes(row.defaultBranch)) {
+        yield* deps.git.setDefaultBranch(location, first).pipe(Effect.catchTag("NotFound", missing))
+        changes.defaultBranch = first
+      }
+      return yield* deps.store.update(inserted.id, changes).pipe(Effect.orDie)
+    }))
+}
+
+export interface ForkDeps extends AdoptionDeps {
+  readonly users: UserStore["Service"]
+  readonly teams: TeamStore["Service"]
+  readonly now: Effect.Effect<number>
+}
+
+export type ForkFailure = Invalid | Forbidden | AlreadyExists | NotFound | GitStorageFailure
+
+export const makeForks = (deps: ForkDeps) => {
+  const { store, users, teams } = deps
+
+  /** The fork's owner: the caller, or an organization the caller belongs to (site admins: any). */
+  const forkOwner = (doer: User, organization: string | undefined) =>
+    Effect.gen(function*() {
+      if (organization === undefined) return doer
+      const found = yield* users.findByName(organization)
+      if (Option.isNone(found) || found.value.kind !== "organization") {
+        return yield* new Invalid({ message: `org does not exist [id: 0, name: ${organization}]` })
+      }
+      const org = found.value
+      if (!doer.isAdmin && !(yield* teams.isOrgMember(org.id, doer.id))) {
+        return yield* new Forbidden({ message: notOrgMemberMessage(org.name) })
+      }
+      return org
+    })
+
+  /**
+   * `POST /repos/{o}/{r}/forks` (the caller already passed the code-read gate). Errors in order:
+   * Invalid `org does not exist` (422), Forbidden `User is no Member of Organisation '<org>'` (403),
+   * AlreadyExists `repository is already forked by user [...]` or `repository already exists
+   * [uname: o, name: n]` (409), Invalid for an unusable name (422).
+   */
+  const fork = (
+    doer: User,
+    base: OwnedRepository,
+    input: ForkInput
+  ): Effect.Effect<{ readonly fork: Repository; readonly owner: User }, ForkFailure, GitTransfers> =>
+    Effect.scoped(Effect.gen(function*() {
+      const owner = yield* forkOwner(doer, input.organization)
+      const name = input.name ?? base.repository.name
+      const existingFork = yield* store.findFork(owner.id, base.repository.id)
+      if (Option.isSome(existingFork)) {
+        return yield* new AlreadyExists({ message: alreadyForkedMessage(owner.name, base, existingFork.value) })
+      }
+      const taken = new AlreadyExists({ message: `repository already exists [uname: ${owner.name}, name: ${name}]` })
+      if (Option.isSome(yield* store.find(owner.name, name))) return yield* taken
+      yield* checkUsableRepositoryName(name)
+      const transfers = yield* GitTransfers
+      const staged = yield* transfers.fork({ owner: base.owner.name, name: base.repository.name }).pipe(
+        Effect.catchTag("NotFound", (error) => Effect.die(error))
+      )
+      const now = yield* deps.now
+      const { repository } = base
+      const created = yield* adoptStaged(deps, owner, {
+        ownerId: owner.id,
+        name,
+        description: repository.description,
+        website: "",
+        defaultBranch: repository.defaultBranch,
+        wikiBranch: repository.wikiBranch,
+        isPrivate: repository.isPrivate || base.owner.visibility === "private",
+        isTemplate: false,
+        isEmpty: repository.isEmpty,
+        isArchived: false,
+        isFork: true,
+        forkId: repository.id,
+        isMirror: false,
+        size: 0,
+        objectFormat: repository.objectFormat,
+        trustModel: repository.trustModel,
+        units: forkUnits,
+        numStars: 0,
+        numForks: 0,
+        numWatches: 0,
+        numOpenIssues: 0,
+        numOpenPulls: 0,
+        createdAt: now,
+        updatedAt: now,
+        archivedAt: 0
+      }, staged).pipe(Effect.catchTag("AlreadyExists", () => Effect.fail(taken)))
+      return { fork: created, owner }
+    }))
+
+  return { fork }
+}
