@@ -10,5 +10,6 @@ export default [
   project("git", "packages/git", 60_000),
   project("markdown", "packages/markdown", 30_000),
   project("openpgp", "packages/openpgp", 30_000),
+  project("blobs", "packages/blobs", 30_000),
   project("server", "apps/server", 60_000)
 ]

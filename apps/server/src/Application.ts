@@ -12,18 +12,24 @@ import { OrganizationDeletionGuards } from "@kiln/domain/org/Organizations"
 import * as OrgMembers from "@kiln/domain/org/OrgMembers"
 import * as OrgWebhooks from "@kiln/domain/org/OrgWebhooks"
 import * as Teams from "@kiln/domain/org/Teams"
+import * as Packages from "@kiln/domain/package/Packages"
 import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
 import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
+import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as UserAccounts from "@kiln/domain/user/UserAccounts"
 import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
+import { BlobStorageLive } from "@kiln/blobs"
+import { GitTagsLive } from "@kiln/git"
 import { GitArchivesLive, GitStorageLive, GitTransfersLive } from "@kiln/git"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
 import * as OrganizationStoreSql from "@kiln/postgres/stores/OrganizationStoreSql"
+import * as PackageStoreSql from "@kiln/postgres/stores/PackageStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
 import * as QuotaStoreSql from "@kiln/postgres/stores/QuotaStoreSql"
+import * as ReleaseStoreSql from "@kiln/postgres/stores/ReleaseStoreSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
@@ -42,6 +48,7 @@ export const Stores = Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.lay
   )))
   .pipe(Layer.merge(QuotaStoreSql.layer))
   .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryTransactionsSql.layer)))
+  .pipe(Layer.merge(Layer.mergeAll(ReleaseStoreSql.layer, PackageStoreSql.layer)))
 
 export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto)
 
@@ -77,6 +84,18 @@ export const RepositoryContent = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
 export const RepositoriesLive = Repositories.layer.pipe(Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer)))
 
 /**
+ * Release attachments and package blobs under `<KILN_DATA_DIR>` (attachments/, packages/, tmp/),
+ * and the tags releases make in the repositories.
+ */
+export const AssetStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) => {
+  const dataDir = Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir })
+  return Layer.mergeAll(BlobStorageLive(dataDir), GitTagsLive(join(dataDir, "repositories")))
+}))
+
+export const ReleasesLive = Releases.layer.pipe(Layer.provide(Layer.mergeAll(AssetStorage, RepositoryStorage, RepositoriesLive)))
+export const PackagesLive = Packages.layer.pipe(Layer.provide(AssetStorage))
+
+/**
  * What each concern refuses to delete while it holds on to it: an owner of repositories (checked
  * first, as Forgejo does) or a member of organizations stays; an organization owning repositories stays.
  */
@@ -101,6 +120,7 @@ export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, Acc
   .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
   .pipe(Layer.merge(RepositoryContent))
+  .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))
 
 /** Everything the HTTP layer and the CLI use; requires only a migrated SqlClient. */
 export const layer = Services.pipe(Layer.provideMerge(Stores), Layer.provideMerge(Platform))

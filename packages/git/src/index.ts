@@ -1,4 +1,5 @@
 export { GitStorageLive, makeGitStorage, type GitStorageOptions } from "./GitStorageLive.ts"
+export { GitTagsLive, makeGitTags, type GitTagsOptions } from "./GitTagsLive.ts"
 export { isStorageName, ownerPath, repositoryPath } from "./RepositoryPaths.ts"
 export {
   gitignoreTemplates,

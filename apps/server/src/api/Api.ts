@@ -10,7 +10,9 @@ import { MarkdownApi } from "./MarkdownApi.ts"
 import { MigrateApi } from "./MigrateApi.ts"
 import { MiscApi } from "./MiscApi.ts"
 import { OrgsApi } from "./OrgsApi.ts"
+import { PackagesApi } from "./PackagesApi.ts"
 import { QuotaAdminApi } from "./QuotaAdminApi.ts"
+import { ReleasesApi } from "./ReleasesApi.ts"
 import { OrgQuotaApi } from "./QuotaOrgApi.ts"
 import { UserQuotaApi } from "./QuotaUsageApi.ts"
 import { UsersApi } from "./UsersApi.ts"
@@ -26,6 +28,7 @@ export class Api extends HttpApi.make("kiln")
   .add(OrgQuotaApi)
   .add(ReposApi, UserReposApi, OrgReposApi)
   .add(ArchiveApi, EditorConfigApi, ForkApi, MigrateApi)
+  .add(ReleasesApi, PackagesApi)
   .middleware(BindingErrors)
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Kiln API", version: "1.1.1" }))

@@ -12,13 +12,18 @@ import { MarkdownHandlers } from "../handlers/MarkdownHandlers.ts"
 import { MigrateHandlers } from "../handlers/MigrateHandlers.ts"
 import { MiscHandlers } from "../handlers/MiscHandlers.ts"
 import { OrgHandlers } from "../handlers/OrgHandlers.ts"
+import { PackageHandlers } from "../handlers/PackageHandlers.ts"
 import { QuotaAdminHandlers } from "../handlers/QuotaAdminHandlers.ts"
 import { OrgQuotaHandlers } from "../handlers/QuotaOrgHandlers.ts"
 import { UserQuotaHandlers } from "../handlers/QuotaUsageHandlers.ts"
 import { UsersHandlers } from "../handlers/UsersHandlers.ts"
+import { ReleaseHandlers } from "../handlers/ReleaseHandlers.ts"
 import { RepoHandlers } from "../handlers/RepoHandlers.ts"
 import { RepoOrgHandlers } from "../handlers/RepoOrgHandlers.ts"
 import { RepoUserHandlers } from "../handlers/RepoUserHandlers.ts"
+import * as AttachmentDownloadRoutes from "../handlers/AttachmentDownloadRoutes.ts"
+import * as GenericPackageRoutes from "../handlers/GenericPackageRoutes.ts"
+import { isUploadRequest, uploadBodyLimit } from "../handlers/UploadRequests.ts"
 import * as EditorConfigMatcherLive from "../platform/EditorConfigMatcherLive.ts"
 import { accessLog } from "./AccessLog.ts"
 import * as ApiErrors from "./ApiErrors.ts"
@@ -42,11 +47,12 @@ const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
 const RepoGroups = Layer.mergeAll(RepoHandlers, RepoUserHandlers, RepoOrgHandlers)
 const ContentGroups = Layer.mergeAll(ArchiveHandlers, EditorConfigHandlers, ForkHandlers, MigrateHandlers)
   .pipe(Layer.provide(EditorConfigMatcherLive.layer))
+const AssetGroups = Layer.mergeAll(ReleaseHandlers, PackageHandlers)
 
 const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer)
   .pipe(Layer.merge(Layer.mergeAll(OrgAssignment.layer, TeamAssignment.layer, SignedInGate.layer)))
 
-export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(ContentGroups), Layer.provide(Middlewares))
+export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(ContentGroups), Layer.provide(AssetGroups), Layer.provide(Middlewares))
 
 /** Serves every route on the HttpServer in context. */
 export const layer = Layer.unwrap(Effect.gen(function*() {
@@ -60,9 +66,14 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     security: forgejoSecurity
   })
   const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl))
+    .pipe(Layer.merge(Layer.mergeAll(AttachmentDownloadRoutes.layer, GenericPackageRoutes.layer)))
   return HttpRouter.serve(routes, {
     disableLogger: true,
     routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    middleware: (app) => accessLog(requestLimits({ maxBodySize: config.maxBodySize, errorUrl })(app))
+    middleware: (app) => accessLog(requestLimits({
+      maxBodySize: config.maxBodySize,
+      errorUrl,
+      uploads: { maxSize: uploadBodyLimit(config.attachmentMaxSize), matches: isUploadRequest }
+    })(app))
   })
 })).pipe(Layer.provide(ApiErrors.layer))

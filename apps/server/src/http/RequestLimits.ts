@@ -26,18 +26,21 @@ export const requestLimits = (options: {
   readonly errorUrl: string
   /** Requests whose bodies stream through unlimited (git pushes). */
   readonly exempt?: (url: string) => boolean
+  /** Requests whose bodies have a limit of their own (file uploads). */
+  readonly uploads?: { readonly maxSize: number; readonly matches: (method: string, url: string) => boolean }
 }) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (options.exempt?.(request.url) === true) return yield* app
+    const limit = options.uploads?.matches(request.method, request.url) === true ? options.uploads.maxSize : options.maxBodySize
     const declared = Number(request.headers["content-length"] ?? "0")
-    if (declared > options.maxBodySize) return tooLarge(options.errorUrl, options.maxBodySize)
+    if (declared > limit) return tooLarge(options.errorUrl, limit)
     return yield* app.pipe(
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodySize)),
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
       Effect.catchCause((cause) =>
         Cause.hasDies(cause) && cause.reasons.some((reason) => Cause.isDieReason(reason) && isBodyTooLarge(reason.defect))
-          ? Effect.succeed(tooLarge(options.errorUrl, options.maxBodySize))
+          ? Effect.succeed(tooLarge(options.errorUrl, limit))
           : Effect.failCause(cause)
       )
     )

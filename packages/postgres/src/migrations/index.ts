@@ -5,13 +5,15 @@ import organizations from "./0002_organizations.ts"
 import repositories from "./0003_repositories.ts"
 import quota from "./0004_quota.ts"
 import branches from "./0005_branches.ts"
+import releasesPackages from "./0006_releases_packages.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
   "0002_organizations": organizations,
   "0003_repositories": repositories,
   "0004_quota": quota,
-  "0005_branches": branches
+  "0005_branches": branches,
+  "0006_releases_packages": releasesPackages
 })
 
 export const layer = Migrations.layer(loader)

@@ -23,7 +23,8 @@ import type { QuotaGroup } from "@kiln/domain/quota/QuotaGroup"
 import { QuotaRule } from "@kiln/domain/quota/QuotaRule"
 import { QuotaStore } from "@kiln/domain/quota/QuotaStore"
 import { emptyUsage } from "@kiln/domain/quota/Usage"
-import { int } from "./Rows.ts"
+import { offsetOf } from "@kiln/domain/Paging"
+import { int, totalOf } from "./Rows.ts"
 
 interface RuleRow {
   readonly name: string
@@ -69,10 +70,36 @@ const toGroups = (rows: ReadonlyArray<GroupRuleRow>): Effect.Effect<ReadonlyArra
 const orDieOnSql = <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError>> =>
   effect.pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, Exclude<E, SqlError.SqlError>>
 
+interface AttachmentUsageRow {
+  readonly id: unknown
+  readonly name: string
+  readonly size: unknown
+  readonly owner_name: string
+  readonly repo_name: string
+  readonly release_id: unknown
+  readonly tag_name: string
+  readonly total: unknown
+}
+
+interface PackageUsageRow {
+  readonly id: unknown
+  readonly owner_name: string
+  readonly type: string
+  readonly name: string
+  readonly version: string
+  readonly size: unknown
+  readonly total: unknown
+}
+
 export const layer = Layer.effect(
   QuotaStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+
+    /** The packages `p` counted for the owner: linked to one of its repositories, or linked to none and its own. */
+    const ownedPackages = (ownerId: number) =>
+      sql`(SELECT id, owner_id, type, name FROM packages WHERE (repo_id IS NULL AND owner_id = ${ownerId})
+        OR repo_id IN (SELECT id FROM repositories WHERE owner_id = ${ownerId})) p`
 
     const groupsWhere = (filter: Statement.Fragment) =>
       sql<GroupRuleRow>`SELECT g.name AS group_name, r.name, r."limit", r.subjects
@@ -229,25 +256,77 @@ export const layer = Layer.effect(
       groupsOf: (ownerId) =>
         Effect.orDie(groupsWhere(sql`g.name IN (SELECT group_name FROM quota_group_users WHERE user_id = ${ownerId})`)),
 
-      // One indexed aggregate (repositories_owner_usage covers it): no row leaves the database.
-      // LFS objects, attachments, artifacts and packages have no tables yet; their leaves stay 0 until
-      // the issues that record them add their sums here (by the owner of the item's repository).
+      // One query of indexed aggregates, no row leaves the database: repositories through
+      // repositories_owner_usage, release attachments of those repositories through attachments_repo_usage,
+      // package files through package_files_version_usage (packages linked to one of the owner's
+      // repositories, or linked to none and owned by the owner). LFS objects and artifacts have no tables
+      // yet; their leaves stay 0 until the issues that record them add their sums here.
       usageOf: (ownerId) =>
-        sql<{ repos_public: unknown; repos_private: unknown }>`SELECT
+        sql<{ repos_public: unknown; repos_private: unknown; attachments_releases: unknown; packages: unknown }>`SELECT
             COALESCE(sum(size) FILTER (WHERE NOT is_private), 0) AS repos_public,
-            COALESCE(sum(size) FILTER (WHERE is_private), 0) AS repos_private
+            COALESCE(sum(size) FILTER (WHERE is_private), 0) AS repos_private,
+            (SELECT COALESCE(sum(a.size), 0) FROM repositories r JOIN attachments a ON a.repo_id = r.id
+              WHERE r.owner_id = ${ownerId}) AS attachments_releases,
+            (SELECT COALESCE(sum(f.size), 0) FROM ${ownedPackages(ownerId)}
+              JOIN package_versions v ON v.package_id = p.id
+              JOIN package_files f ON f.version_id = v.id) AS packages
           FROM repositories WHERE owner_id = ${ownerId}`.pipe(
           Effect.map(([row]) => ({
             ...emptyUsage,
             reposPublic: int(row?.repos_public ?? 0),
-            reposPrivate: int(row?.repos_private ?? 0)
+            reposPrivate: int(row?.repos_private ?? 0),
+            attachmentsReleases: int(row?.attachments_releases ?? 0),
+            packages: int(row?.packages ?? 0)
           })),
           Effect.orDie
         ),
 
-      // Attachments, packages and artifacts have no tables yet (issue 10 adds them): nothing is listed.
-      listAttachments: () => Effect.succeed({ items: [], total: 0 }),
-      listPackages: () => Effect.succeed({ items: [], total: 0 }),
+      // Kiln has attachments on releases only (no issues yet).
+      listAttachments: (ownerId, page) =>
+        Effect.gen(function*() {
+          const rows = yield* sql<AttachmentUsageRow>`SELECT a.id, a.name, a.size, o.name AS owner_name,
+              r.name AS repo_name, rel.id AS release_id, rel.tag_name, count(*) OVER () AS total
+            FROM repositories r
+            JOIN users o ON o.id = r.owner_id
+            JOIN attachments a ON a.repo_id = r.id
+            JOIN releases rel ON rel.id = a.release_id
+            WHERE r.owner_id = ${ownerId}
+            ORDER BY a.size DESC, a.id LIMIT ${page.limit} OFFSET ${offsetOf(page)}`
+          const total = rows.length > 0 ? totalOf(rows) : totalOf(yield* sql<{ total: unknown }>`SELECT count(*) AS total
+            FROM repositories r JOIN attachments a ON a.repo_id = r.id WHERE r.owner_id = ${ownerId}`)
+          const items = rows.map((row) => ({
+            id: int(row.id),
+            name: row.name,
+            size: int(row.size),
+            repository: { owner: row.owner_name, name: row.repo_name },
+            container: { _tag: "Release" as const, releaseId: int(row.release_id), tagName: row.tag_name }
+          }))
+          return { items, total }
+        }).pipe(Effect.orDie),
+
+      listPackages: (ownerId, page) =>
+        Effect.gen(function*() {
+          const rows = yield* sql<PackageUsageRow>`SELECT v.id, o.name AS owner_name, p.type, p.name, v.version,
+              COALESCE(sum(f.size), 0) AS size, count(*) OVER () AS total
+            FROM ${ownedPackages(ownerId)}
+            JOIN users o ON o.id = p.owner_id
+            JOIN package_versions v ON v.package_id = p.id
+            LEFT JOIN package_files f ON f.version_id = v.id
+            GROUP BY v.id, o.name, p.type, p.name, v.version
+            ORDER BY size DESC, v.id LIMIT ${page.limit} OFFSET ${offsetOf(page)}`
+          const total = rows.length > 0 ? totalOf(rows) : totalOf(yield* sql<{ total: unknown }>`SELECT count(*) AS total
+            FROM ${ownedPackages(ownerId)} JOIN package_versions v ON v.package_id = p.id`)
+          const items = rows.map((row) => ({
+            id: int(row.id),
+            owner: row.owner_name,
+            type: row.type,
+            name: row.name,
+            version: row.version,
+            size: int(row.size)
+          }))
+          return { items, total }
+        }).pipe(Effect.orDie),
+
       listArtifacts: () => Effect.succeed({ items: [], total: 0 })
     })
   })

@@ -1,0 +1,66 @@
+/**
+ * Where attachments download (outside the API, as Forgejo's web routes): `GET /attachments/{uuid}`
+ * and `GET /{owner}/{repo}/releases/download/{tag}/{name}` (the URL a release's JSON gives when its
+ * file names are unique). Whoever may read the repository's releases may download; everybody else
+ * gets a 404. Files stream from disk with Range support; external attachments redirect.
+ */
+import { Effect, Option } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { type AttachmentDownload, Releases } from "@kiln/domain/release/Releases"
+import { Repositories } from "@kiln/domain/repo/Repositories"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { NOT_FOUND_MESSAGE } from "../http/ApiErrors.ts"
+import { contentDisposition, fileResponse, head, sniffContentType } from "./BlobResponse.ts"
+import { makeRouteCaller } from "./RouteCaller.ts"
+
+const httpDate = (unixSeconds: number): string => new Date(unixSeconds * 1000).toUTCString()
+
+export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
+  const releases = yield* Releases
+  const repositories = yield* Repositories
+  const config = yield* KilnConfig
+  const callerOf = yield* makeRouteCaller
+  const errorUrl = `${config.rootUrl}api/swagger`
+
+  const notFound = HttpServerResponse.jsonUnsafe({ message: NOT_FOUND_MESSAGE, url: errorUrl, errors: [] }, { status: 404 })
+
+  const viewer = callerOf.pipe(Effect.map(Option.map((principal) => principal.user)))
+
+  const serve = (download: AttachmentDownload) =>
+    Effect.gen(function*() {
+      if (download._tag === "External") {
+        return HttpServerResponse.empty({ status: 302, headers: { location: download.url } })
+      }
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const { attachment, content } = download
+      return fileResponse(content, request.headers["range"], {
+        contentType: sniffContentType(yield* head(content)),
+        "content-disposition": contentDisposition("inline", attachment.name),
+        "access-control-expose-headers": "Content-Disposition",
+        "cache-control": "private, max-age=300",
+        etag: `"${attachment.uuid}"`,
+        "last-modified": httpDate(attachment.createdAt)
+      })
+    })
+
+  const refused = (refusal: { readonly status: number; readonly message: string }) =>
+    Effect.succeed(HttpServerResponse.jsonUnsafe({ message: refusal.message, url: errorUrl }, { status: refusal.status }))
+
+  yield* router.add("GET", "/attachments/:uuid", Effect.gen(function*() {
+    const { uuid = "" } = yield* HttpRouter.params
+    const download = yield* releases.download(yield* viewer, uuid)
+    return yield* serve(download)
+  }).pipe(Effect.catchTag("NotFound", () => Effect.succeed(notFound)), Effect.catch(refused)))
+
+  yield* router.add("GET", "/:owner/:repo/releases/download/*", Effect.gen(function*() {
+    const params = yield* HttpRouter.params
+    // The tag may hold slashes; the file name is the last segment.
+    const rest = params["*"] ?? ""
+    const slash = rest.lastIndexOf("/")
+    if (slash <= 0) return notFound
+    const tag = decodeURIComponent(rest.slice(0, slash))
+    const name = decodeURIComponent(rest.slice(slash + 1))
+    const target = yield* repositories.accessible(yield* viewer, params["owner"] ?? "", params["repo"] ?? "")
+    return yield* serve(yield* releases.downloadByName(target, tag, name))
+  }).pipe(Effect.catchTag("NotFound", () => Effect.succeed(notFound)), Effect.catch(refused)))
+}))

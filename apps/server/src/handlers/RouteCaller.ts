@@ -1,0 +1,31 @@
+/**
+ * The caller of a route outside the HttpApi (downloads, the package registry): the same
+ * credentials and account rules as the API's authentication middleware, without sudo.
+ */
+import { Effect, Option } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { Authentication as Authenticator, type Principal } from "@kiln/domain/auth/Authentication"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { parseAuthorization } from "../http/Authentication.ts"
+
+/** Why the credentials were refused, with Forgejo's status. */
+export interface CallerRefusal {
+  readonly status: 401 | 403
+  readonly message: string
+}
+
+export const makeRouteCaller = Effect.gen(function*() {
+  const authenticator = yield* Authenticator
+  const config = yield* KilnConfig
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const credentials = parseAuthorization(request.headers["authorization"])
+    if (Option.isNone(credentials)) return Option.none<Principal>()
+    const principal = yield* authenticator.authenticate(credentials.value).pipe(
+      Effect.mapError((failure): CallerRefusal => ({ status: 401, message: failure.message }))
+    )
+    const refusal = authenticator.accountRefusal(principal.user, config.rootUrl)
+    if (Option.isSome(refusal)) return yield* Effect.fail<CallerRefusal>({ status: 403, message: refusal.value })
+    return Option.some(principal)
+  })
+})

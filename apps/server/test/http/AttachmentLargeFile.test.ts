@@ -1,0 +1,185 @@
+/**
+ * A 50 MB attachment through a real server process: uploaded as a raw body and downloaded again,
+ * compared by SHA-256, while the server's resident memory (VmRSS from /proc/<pid>/status) is
+ * sampled every 20 ms. The file must never be held in memory: the RSS grows by less than the file's
+ * size over what the server used before the transfer. What is measured is that growth, not the
+ * absolute RSS: before any transfer the process already holds ~730 MB with the embedded PGlite and
+ * ~230 MB on a Postgres server (KILN_TEST_DATABASE_URL, a fresh database), most of it the database
+ * engine and the markdown workers, so "under 150 MB" cannot hold for the whole process.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { ConnectionUrl } from "@kiln/postgres"
+import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
+import { randomBytes } from "node:crypto"
+import { type ChildProcess, spawn } from "node:child_process"
+import { createHash } from "node:crypto"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Readable } from "node:stream"
+import { fileURLToPath } from "node:url"
+
+const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url))
+const adminAuth = `Basic ${Buffer.from("root:root-password").toString("base64")}`
+const MB = 1024 * 1024
+const SIZE = 50 * MB
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+
+const rssOf = (pid: number): number => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  const match = /VmRSS:\s+(\d+) kB/.exec(status)
+  return match === null ? 0 : Number(match[1]) * 1024
+}
+
+/** Samples the process's RSS until stopped; returns the highest value seen. */
+const sampleRss = (pid: number) => {
+  let peak = rssOf(pid)
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssOf(pid))
+  }, 20)
+  return { stop: () => (clearInterval(timer), Math.max(peak, rssOf(pid))) }
+}
+
+/** 50 MB of deterministic, incompressible-looking bytes, produced chunk by chunk (never whole). */
+function* chunks(): Generator<Buffer> {
+  let state = 0x12345678
+  for (let sent = 0; sent < SIZE; sent += 64 * 1024) {
+    const chunk = Buffer.alloc(Math.min(64 * 1024, SIZE - sent))
+    for (let i = 0; i < chunk.length; i += 4) {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0
+      chunk.writeUInt32LE(state, i)
+    }
+    yield chunk
+  }
+}
+
+const expectedSha256 = (() => {
+  const hash = createHash("sha256")
+  for (const chunk of chunks()) hash.update(chunk)
+  return hash.digest("hex")
+})()
+
+/** A fresh database on the test server for the child process, dropped afterwards; none without a server. */
+const serverDatabase = async (): Promise<{ readonly url: string; readonly drop: () => Promise<void> } | undefined> => {
+  const base = process.env["KILN_TEST_DATABASE_URL"]
+  if (base === undefined || base === "") return undefined
+  const name = `kiln_t_${randomBytes(8).toString("hex")}`
+  const onAdmin = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+    Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const context = yield* Layer.build(TestDatabase.adminLayer(Redacted.make(base)))
+      const sql = Context.get(context, SqlClient.SqlClient)
+      yield* statement(sql)
+    })).pipe(Effect.orDie))
+  await onAdmin((sql) => sql`CREATE DATABASE ${sql(name)}`)
+  return {
+    url: Redacted.value(ConnectionUrl.withDatabase(Redacted.make(base), name)),
+    drop: () => onAdmin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
+  }
+}
+
+/** A small young generation: short-lived chunk buffers are collected promptly, so RSS follows live memory. */
+const nodeFlags = (process.env["KILN_LARGE_FILE_NODE_FLAGS"] ?? "--max-semi-space-size=1").split(" ").filter((flag) => flag !== "")
+
+const start = async (dataDir: string, port: number, databaseUrl: string | undefined) => {
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, main], {
+    env: {
+      ...process.env,
+      KILN_DATA_DIR: dataDir,
+      KILN_HTTP_PORT: String(port),
+      KILN_HTTP_HOST: "127.0.0.1",
+      KILN_ADMIN_USERNAME: "root",
+      KILN_ADMIN_PASSWORD: "root-password",
+      KILN_ADMIN_EMAIL: "root@example.com",
+      KILN_SIGNING_KEY: "none",
+      KILN_ATTACHMENT_MAX_SIZE: String(64 * MB),
+      DATABASE_URL: databaseUrl ?? ""
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout?.on("data", (chunk) => (output += String(chunk)))
+  child.stderr?.on("data", (chunk) => (output += String(chunk)))
+  for (let attempt = 0; attempt < 300 && !output.includes("Listening on"); attempt++) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${output}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  if (!output.includes("Listening on")) throw new Error(`server did not start: ${output}`)
+  return child
+}
+
+const api = async (port: number, method: string, path: string, body?: unknown) => {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: adminAuth, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await response.text()
+  // The server's JSON, read as a plain record by the test.
+  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) as Record<string, unknown> }
+}
+
+describe("a 50 MB attachment through the server process", () => {
+  it("round-trips byte for byte while the server's memory grows by less than the file", async () => {
+    const port = await freePort()
+    const database = await serverDatabase()
+    const child = await start(mkdtempSync(join(tmpdir(), "kiln-large-")), port, database?.url)
+    const pid = child.pid ?? 0
+    try {
+      assert.strictEqual((await api(port, "POST", "/api/v1/admin/users/root/repos", { name: "big", auto_init: true })).status, 201)
+      const release = await api(port, "POST", "/api/v1/repos/root/big/releases", { tag_name: "v1" })
+      assert.strictEqual(release.status, 201)
+      // Let start-up garbage settle, then take the baseline.
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const baseline = rssOf(pid)
+
+      const uploadSampler = sampleRss(pid)
+      const uploaded = await fetch(`http://127.0.0.1:${port}/api/v1/repos/root/big/releases/${release.body?.["id"]}/assets?name=big.bin`, {
+        method: "POST",
+        headers: { authorization: adminAuth, "content-type": "application/octet-stream", "content-length": String(SIZE) },
+        // A streamed request body: Node's fetch needs `duplex`, which the DOM RequestInit type lacks.
+        body: Readable.toWeb(Readable.from(chunks())) as ReadableStream<Uint8Array>,
+        duplex: "half"
+      } as RequestInit)
+      const attachment = await uploaded.json() as Record<string, unknown>
+      const uploadPeak = uploadSampler.stop()
+      assert.strictEqual(uploaded.status, 201, JSON.stringify(attachment))
+      assert.strictEqual(attachment["size"], SIZE)
+
+      const downloadSampler = sampleRss(pid)
+      const downloaded = await fetch(`http://127.0.0.1:${port}/attachments/${attachment["uuid"]}`, { headers: { authorization: adminAuth } })
+      assert.strictEqual(downloaded.status, 200)
+      assert.strictEqual(downloaded.headers.get("content-length"), String(SIZE))
+      const hash = createHash("sha256")
+      let received = 0
+      for await (const chunk of downloaded.body ?? new ReadableStream<Uint8Array>()) {
+        hash.update(chunk)
+        received += chunk.byteLength
+      }
+      const downloadPeak = downloadSampler.stop()
+      assert.strictEqual(received, SIZE)
+      assert.strictEqual(hash.digest("hex"), expectedSha256)
+
+      const mb = (bytes: number) => Math.round(bytes / MB)
+      const on = database === undefined ? "PGlite" : "Postgres"
+      console.log(`server RSS on ${on}: baseline ${mb(baseline)} MB, upload peak ${mb(uploadPeak)} MB, download peak ${mb(downloadPeak)} MB`)
+      assert.isBelow(uploadPeak - baseline, SIZE)
+      assert.isBelow(downloadPeak - baseline, SIZE)
+    } finally {
+      child.kill("SIGTERM")
+      await new Promise((resolve) => child.once("exit", resolve))
+      await database?.drop()
+    }
+  }, 180_000)
+})

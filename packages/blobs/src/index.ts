@@ -1,0 +1,1 @@
+export { BlobStorageLive, makeBlobStorage } from "./BlobStorageLive.ts"
