@@ -10,11 +10,12 @@ import * as CpuProfile from "./CpuProfile.ts"
 import * as Report from "./Report.ts"
 import type { BenchSettings, Scenario, ScenarioReport } from "./Scenario.ts"
 import * as ArchiveScenario from "./scenarios/ArchiveScenario.ts"
+import * as GitScenario from "./scenarios/GitScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
 import * as ReposScenario from "./scenarios/ReposScenario.ts"
 import * as UsersScenario from "./scenarios/UsersScenario.ts"
 
-const scenarios: ReadonlyArray<Scenario> = [UsersScenario.scenario, ReposScenario.scenario, QuotaScenario.scenario, ArchiveScenario.scenario]
+const scenarios: ReadonlyArray<Scenario> = [UsersScenario.scenario, ReposScenario.scenario, QuotaScenario.scenario, ArchiveScenario.scenario, GitScenario.scenario]
 
 const usage = `pnpm bench -- [options]
   --only <names>        comma-separated scenarios (default: all): ${scenarios.map((s) => s.name).join(", ")}

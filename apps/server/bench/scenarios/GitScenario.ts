@@ -1,0 +1,249 @@
+/**
+ * Issue 5, item 6: git over HTTP through Kiln against git on the file system, and the branch list.
+ * A generated repository (2,000 files, 300 commits, about 30 MB of incompressible text, one pack)
+ * is pushed to Kiln and to an empty bare repository on disk, then cloned from Kiln over loopback
+ * and with `git clone file://` from Kiln's own copy on disk (the same bare repository); medians of
+ * several runs. A second repository gets 500 branches, and `GET /branches?limit=50` is loaded.
+ * Targets: clone through Kiln ≤ 1.5× the file-system clone; branch list p50 < 20 ms.
+ */
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as BenchDatabase from "../BenchDatabase.ts"
+import type { ChildServer } from "../ChildServer.ts"
+import { type Admin, createToken, startKiln } from "../KilnServer.ts"
+import { runLoad } from "../LoadGenerator.ts"
+import { below, type BenchSettings, type DatabaseReport, type Scenario, type TargetCheck, validity } from "../Scenario.ts"
+
+const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
+
+const FILES = 2_000
+const COMMITS = 300
+const FILE_BYTES = 10_000
+const CHANGED_PER_COMMIT = 6
+const CHANGE_BYTES = 6_000
+const BRANCHES = 500
+const RUNS = 5
+const LIST_CONNECTIONS = 4
+
+const gitEnv = (home: string): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_"))),
+  HOME: home,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_TERMINAL_PROMPT: "0",
+  LC_ALL: "C"
+})
+
+const git = (env: NodeJS.ProcessEnv, args: ReadonlyArray<string>, options: { cwd?: string; input?: NodeJS.ReadableStream } = {}) =>
+  new Promise<string>((resolve, reject) => {
+    const child = ChildProcess.spawn("git", [...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] })
+    const out: Array<Buffer> = []
+    const err: Array<Buffer> = []
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk))
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk))
+    if (options.input === undefined) child.stdin.end()
+    else options.input.pipe(child.stdin)
+    child.on("error", reject)
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(Buffer.concat(out).toString("utf8"))
+        : reject(new Error(`git ${args.slice(0, 3).join(" ")} exited ${code}: ${Buffer.concat(err).toString("utf8").slice(-2_000)}`)))
+  })
+
+/** Deterministic incompressible text: xorshift bytes, base64 (so it stays text, as source files are). */
+const noise = (seed: number, bytes: number): string => {
+  let state = seed * 2_654_435_761 >>> 0 || 1
+  const raw = Buffer.alloc(Math.ceil(bytes * 3 / 4))
+  for (let i = 0; i < raw.length; i++) {
+    state ^= state << 13
+    state >>>= 0
+    state ^= state >>> 17
+    state ^= state << 5
+    state >>>= 0
+    raw[i] = state & 0xff
+  }
+  return `${raw.toString("base64").slice(0, bytes)}\n`
+}
+
+/** The `git fast-import` stream of the generated history, written to `file`. */
+const writeHistory = (file: string) => {
+  const out = Fs.openSync(file, "w")
+  const write = (text: string) => Fs.writeSync(out, text)
+  const data = (content: string) => write(`data ${Buffer.byteLength(content)}\n${content}\n`)
+  const path = (i: number) => `src/module-${i % 40}/file-${i}.txt`
+  for (let commit = 0; commit < COMMITS; commit++) {
+    write(`commit refs/heads/main\nmark :${commit + 1}\n`)
+    write(`committer Bench <bench@bench.invalid> ${1_700_000_000 + commit * 60} +0000\n`)
+    data(`change ${commit}\n`)
+    if (commit > 0) write(`from :${commit}\n`)
+    const files = commit === 0
+      ? Array.from({ length: FILES }, (_, i) => ({ i, bytes: FILE_BYTES }))
+      : Array.from({ length: CHANGED_PER_COMMIT }, (_, k) => ({ i: (commit * 97 + k * 331) % FILES, bytes: CHANGE_BYTES }))
+    for (const { i, bytes } of files) {
+      write(`M 100644 inline ${path(i)}\n`)
+      data(noise(commit * FILES + i + 1, bytes))
+    }
+  }
+  Fs.closeSync(out)
+}
+
+/** The generated bare repository in one pack, as a served repository usually is. */
+const generate = async (directory: string, env: NodeJS.ProcessEnv) => {
+  const source = Path.join(directory, "source.git")
+  await git(env, ["init", "-q", "--bare", "-b", "main", source])
+  const stream = Path.join(directory, "history.fi")
+  writeHistory(stream)
+  await git(env, ["fast-import", "--quiet"], { cwd: source, input: Fs.createReadStream(stream) })
+  Fs.rmSync(stream)
+  await git(env, ["repack", "-a", "-d", "-q"], { cwd: source })
+  await git(env, ["gc", "-q", "--prune=now"], { cwd: source })
+  return source
+}
+
+const directoryBytes = (path: string): number =>
+  Fs.readdirSync(path, { withFileTypes: true }).reduce((sum, entry) => {
+    const child = Path.join(path, entry.name)
+    return sum + (entry.isDirectory() ? directoryBytes(child) : entry.isFile() ? Fs.statSync(child).size : 0)
+  }, 0)
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] ?? 0 : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
+
+const timed = async (run: () => Promise<unknown>): Promise<number> => {
+  const started = performance.now()
+  await run()
+  return performance.now() - started
+}
+
+const createRepository = async (url: string, token: string, name: string) => {
+  const response = await fetch(`${url}/api/v1/user/repos`, {
+    method: "POST",
+    headers: { authorization: `token ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name })
+  })
+  if (response.status !== 201) throw new Error(`creating ${name} answered ${response.status}: ${await response.text()}`)
+}
+
+const runOn = async (
+  kind: BenchDatabase.DatabaseKind,
+  settings: BenchSettings,
+  source: string,
+  work: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void
+): Promise<DatabaseReport> => {
+  const notes: Array<string> = []
+  const database = await BenchDatabase.create(kind, settings.postgresUrl)
+  let server: ChildServer | undefined
+  try {
+    server = await startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log") })
+    const token = await createToken(server.url, admin, "git-bench")
+    const remote = (name: string) => {
+      const url = new URL(`${server?.url}/${admin.username}/${name}.git`)
+      url.username = admin.username
+      url.password = token
+      return url.toString()
+    }
+    const scratch = (label: string) => Fs.mkdtempSync(Path.join(work, `${kind}-${label}-`))
+
+    // Pushes: the whole history to an empty repository, through Kiln and into a bare repository on disk.
+    const kilnPushes: Array<number> = []
+    const diskPushes: Array<number> = []
+    for (let run = 0; run < 3; run++) {
+      await createRepository(server.url, token, `bench-${run}`)
+      kilnPushes.push(await timed(() => git(env, ["push", "-q", remote(`bench-${run}`), "refs/heads/*:refs/heads/*"], { cwd: source })))
+      const target = Path.join(scratch("push"), "target.git")
+      await git(env, ["init", "-q", "--bare", target])
+      diskPushes.push(await timed(() => git(env, ["push", "-q", `file://${target}`, "refs/heads/*:refs/heads/*"], { cwd: source })))
+    }
+    log(`[${kind}] push: Kiln ${median(kilnPushes).toFixed(0)} ms, file system ${median(diskPushes).toFixed(0)} ms`)
+
+    // Clones of the same bare repository: over loopback through Kiln (anonymous, public) and from disk.
+    const served = Path.join(database.dataDir, "repositories", admin.username, "bench-0.git")
+    const kilnClones: Array<number> = []
+    const diskClones: Array<number> = []
+    for (let run = 0; run < RUNS; run++) {
+      const anonymous = new URL(remote("bench-0"))
+      anonymous.username = ""
+      anonymous.password = ""
+      kilnClones.push(await timed(() => git(env, ["clone", "-q", "--bare", anonymous.toString(), Path.join(scratch("clone"), "c.git")])))
+      diskClones.push(await timed(() => git(env, ["clone", "-q", "--bare", `file://${served}`, Path.join(scratch("clone"), "c.git")])))
+    }
+    const cloneRatio = median(kilnClones) / median(diskClones)
+    log(`[${kind}] clone: Kiln ${median(kilnClones).toFixed(0)} ms, file system ${median(diskClones).toFixed(0)} ms (×${cloneRatio.toFixed(2)})`)
+    notes.push(
+      `repository: ${FILES} files, ${COMMITS} commits, ${(directoryBytes(source) / 1e6).toFixed(1)} MB on disk (one pack)`,
+      `push (median of 3): Kiln ${median(kilnPushes).toFixed(0)} ms [${kilnPushes.map((ms) => ms.toFixed(0)).join(", ")}], ` +
+        `file system ${median(diskPushes).toFixed(0)} ms [${diskPushes.map((ms) => ms.toFixed(0)).join(", ")}], ` +
+        `×${(median(kilnPushes) / median(diskPushes)).toFixed(2)}`,
+      `clone (median of ${RUNS}): Kiln ${median(kilnClones).toFixed(0)} ms [${kilnClones.map((ms) => ms.toFixed(0)).join(", ")}], ` +
+        `file system ${median(diskClones).toFixed(0)} ms [${diskClones.map((ms) => ms.toFixed(0)).join(", ")}], ×${cloneRatio.toFixed(2)}`
+    )
+
+    // 500 branches over the 300 commits, pushed at once; then the first page of the list under load.
+    await createRepository(server.url, token, "branchy")
+    const commits = (await git(env, ["rev-list", "main"], { cwd: source })).split("\n").filter((line) => line !== "")
+    const refspecs = Array.from({ length: BRANCHES }, (_, i) => `${commits[i % commits.length]}:refs/heads/branch-${i}`)
+    const branchPush = await timed(() => git(env, ["push", "-q", remote("branchy"), "main", ...refspecs], { cwd: source }))
+    notes.push(`push of ${BRANCHES} branches at once (branch table synced in the push): ${branchPush.toFixed(0)} ms`)
+    const listPath = `/api/v1/repos/${admin.username}/branchy/branches?limit=50`
+    const probe = await fetch(`${server.url}${listPath}`)
+    const total = probe.headers.get("x-total-count")
+    notes.push(`GET ${listPath}: ${(await probe.arrayBuffer()).byteLength} bytes, X-Total-Count ${total}`)
+    if (total !== String(BRANCHES + 1)) throw new Error(`the branch list counts ${total} branches, not ${BRANCHES + 1}`)
+    const list = await runLoad({
+      label: `Kiln GET /branches?limit=50 (${BRANCHES + 1} branches)`,
+      baseUrl: server.url,
+      paths: [listPath],
+      connections: LIST_CONNECTIONS,
+      warmupSeconds: settings.warmupSeconds,
+      windows: settings.windows,
+      windowSeconds: settings.seconds / settings.windows
+    }, (window) =>
+      log(`[${kind}]   window ${window.index + 1}: ${window.requestsPerSecond.toFixed(0)} req/s, ` +
+        `p50 ${window.p50Ms.toFixed(2)} ms, p99 ${window.p99Ms.toFixed(2)} ms`))
+
+    const targets: Array<TargetCheck> = [
+      below("clone through Kiln ÷ file-system clone (median)", cloneRatio, 1.5, true),
+      below(`${list.label}: p50 ms`, list.p50Ms, 20, true),
+      ...validity(list)
+    ]
+    return { database: kind, loads: [list], comparisons: [], targets, notes }
+  } finally {
+    await server?.stop()
+    await database.dispose()
+  }
+}
+
+export const scenario: Scenario = {
+  name: "git",
+  description: "clone and push of a 2,000-file, 300-commit repository through Kiln vs the file system; GET /branches over 500 branches",
+  run: async (settings, log) => {
+    const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kiln-bench-git-"))
+    const databases: Array<DatabaseReport> = []
+    try {
+      const home = Path.join(work, "home")
+      Fs.mkdirSync(home)
+      const env = gitEnv(home)
+      const started = performance.now()
+      const source = await generate(work, env)
+      log(`generated the repository in ${((performance.now() - started) / 1000).toFixed(1)} s (${(directoryBytes(source) / 1e6).toFixed(1)} MB)`)
+      for (const kind of settings.databases) {
+        try {
+          databases.push(await runOn(kind, settings, source, work, env, log))
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error)
+          log(`[${kind}] failed: ${message}`)
+          databases.push({ database: kind, loads: [], comparisons: [], targets: [], notes: [], error: message })
+        }
+      }
+    } finally {
+      Fs.rmSync(work, { recursive: true, force: true })
+    }
+    return { scenario: "git", databases }
+  }
+}
