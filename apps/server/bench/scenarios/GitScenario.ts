@@ -24,7 +24,7 @@ const FILE_BYTES = 10_000
 const CHANGED_PER_COMMIT = 6
 const CHANGE_BYTES = 6_000
 const BRANCHES = 500
-const RUNS = 5
+const RUNS = 7
 const LIST_CONNECTIONS = 4
 
 const gitEnv = (home: string): NodeJS.ProcessEnv => ({

@@ -5,10 +5,10 @@
  *
  * Who may do what, in Forgejo's order: credentials given are checked first (401 when wrong); a
  * push to an archived repository is refused (403); reading a public repository of a public owner
- * needs nothing, anything else a signed-in caller (401 with a Basic challenge); a token needs
- * `read:repository` to fetch and `write:repository` to push, and public-only tokens stay off
- * private repositories (403); a caller without read access gets 404, one who reads but may not
- * write gets 403 on push, and mirrors take no pushes (403).
+ * needs nothing (no scope either), anything else a signed-in caller (401 with a Basic challenge);
+ * a token needs `read:repository` to fetch and `write:repository` to push, and public-only tokens
+ * stay off private repositories (403); a caller without read access gets 404, one who reads but
+ * may not write gets 403 on push, and mirrors take no pushes (403).
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"
@@ -92,8 +92,10 @@ export const make = Effect.gen(function*() {
       if (Option.isNone(found)) return Option.isNone(principal) ? unauthorized : notFound
       const { repository, owner, access } = found.value
       if (repository.isArchived && !pull) return forbidden
-      const publicPull = pull && !repository.isPrivate && owner.visibility === "public"
-      if (Option.isNone(principal)) return publicPull ? allowed(repositoryPath(root, { owner: owner.name, name: repository.name })) : unauthorized
+      const path = repositoryPath(root, { owner: owner.name, name: repository.name })
+      // Public reads need nothing: Forgejo checks neither permissions nor token scopes for them.
+      if (pull && !repository.isPrivate && owner.visibility === "public") return allowed(path)
+      if (Option.isNone(principal)) return unauthorized
       const scopes = principal.value.scopes
       if (Option.isSome(scopes)) {
         if (!hasScopes(scopes.value, [{ category: "repository", level: pull ? "read" : "write" }])) return forbidden
@@ -103,7 +105,7 @@ export const make = Effect.gen(function*() {
       const admin = atLeast(access.mode, "admin")
       if (!atLeast(code, "read") && !admin) return notFound
       if (!pull && ((!atLeast(code, "write") && !admin) || repository.isMirror)) return forbidden
-      return allowed(repositoryPath(root, { owner: owner.name, name: repository.name }))
+      return allowed(path)
     })
 
   /** One step after each push, under the repository's push lock: the record, then the branch table. */
