@@ -121,4 +121,4 @@ export class ReleasesApi extends HttpApiGroup.make("release").add(
     success: HttpApiSchema.NoContent,
     error: Errors
   }).annotate(OpenApi.Summary, "Delete a release attachment")
-).annotate(ScopeCategories, ["repository"]).prefix(API_PREFIX) {}
+).annotate(ScopeCategories, ["repository"]).annotate(OpenApi.Title, "repository").prefix(API_PREFIX) {}
