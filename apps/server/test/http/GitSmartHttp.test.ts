@@ -125,6 +125,9 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("git smart HTTP", (it) => 
       const base = yield* baseUrl
 
       assert.strictEqual((yield* client.run(["clone", "-q", cloneUrl(base, "olivia", "open"), client.path("anon-open")])).code, 0)
+      // The path without `.git` serves the same repository.
+      const bare = yield* client.run(["clone", "-q", `${base}/olivia/open`, client.path("anon-open-plain")])
+      assert.strictEqual(bare.code, 0, bare.stderr)
       const anonPrivate = yield* client.run(["clone", "-q", cloneUrl(base, "olivia", "closed"), client.path("anon-closed")])
       assert.notStrictEqual(anonPrivate.code, 0)
       const challenge = yield* Effect.promise(() => fetch(`${base}/olivia/closed.git/info/refs?service=git-upload-pack`))
