@@ -19,6 +19,7 @@ import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
+import * as AccountPurge from "@kiln/domain/user/AccountPurge"
 import * as UserAccounts from "@kiln/domain/user/UserAccounts"
 import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
 import { BlobStorageLive } from "@kiln/blobs"
@@ -105,7 +106,8 @@ export const DeletionGuards = Layer.mergeAll(
     const repositories = yield* Repositories.Repositories
     return [repositories.ownershipGuard, organizations.membershipGuard]
   })),
-  Layer.effect(OrganizationDeletionGuards, Effect.map(Repositories.Repositories, (repositories) => [repositories.ownershipGuard]))
+  Layer.effect(OrganizationDeletionGuards, Effect.map(Repositories.Repositories, (repositories) => [repositories.ownershipGuard])),
+  AccountPurge.layer.pipe(Layer.provide(OrgMembers.layer))
 ).pipe(Layer.provide(Organizations.layer), Layer.provide(RepositoriesLive))
 
 /** `KILN_QUOTA_DEFAULT_GROUPS`; a service embedding Kiln without a KilnConfig has no default groups. */

@@ -60,6 +60,14 @@ export class AccountDeletionGuards extends Context.Reference<
   ReadonlyArray<(user: User) => Effect.Effect<Option.Option<string>>>
 >("@kiln/domain/user/AccountDeletionGuards", { defaultValue: () => [] }) {}
 
+/**
+ * What `purge` clears before an account is deleted (its repositories, its organization
+ * memberships, ...), each concern contributing its own step. A Conflict stops the deletion.
+ */
+export class AccountPurgers extends Context.Reference<
+  ReadonlyArray<(user: User) => Effect.Effect<void, Conflict>>
+>("@kiln/domain/user/AccountPurgers", { defaultValue: () => [] }) {}
+
 export const userNotFound = (name: string) => new NotFound({ message: `user does not exist [uid: 0, name: ${name}]` })
 
 export const canSee = (viewer: Option.Option<User>, user: User): boolean => {
@@ -213,7 +221,9 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher>
       if (user.isAdmin && (yield* store.countAdmins()) <= 1) {
         return yield* new Conflict({ message: `can not delete the last admin user [uid: ${user.id}]` })
       }
-      if (!purge) {
+      if (purge) {
+        for (const purger of yield* AccountPurgers) yield* purger(user)
+      } else {
         for (const guard of yield* AccountDeletionGuards) {
           const refusal = yield* guard(user)
           if (Option.isSome(refusal)) return yield* new Conflict({ message: refusal.value })
