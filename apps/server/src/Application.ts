@@ -4,7 +4,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { join } from "node:path"
-import { Digest, SecureRandom } from "effect/crypto"
+import { SecureRandom } from "effect/crypto"
 import * as AccessTokens from "@kiln/domain/auth/AccessTokens"
 import * as Authentication from "@kiln/domain/auth/Authentication"
 import * as Organizations from "@kiln/domain/org/Organizations"
@@ -14,6 +14,8 @@ import * as OrgWebhooks from "@kiln/domain/org/OrgWebhooks"
 import * as Teams from "@kiln/domain/org/Teams"
 import * as Packages from "@kiln/domain/package/Packages"
 import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
+import * as Branches from "@kiln/domain/git/Branches"
+import * as CommitStatuses from "@kiln/domain/git/CommitStatuses"
 import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
@@ -26,6 +28,8 @@ import { BlobStorageLive } from "@kiln/blobs"
 import { GitTagsLive } from "@kiln/git"
 import { GitArchivesLive, GitStorageLive, GitTransfersLive } from "@kiln/git"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
+import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
+import * as CommitStatusStoreSql from "@kiln/postgres/stores/CommitStatusStoreSql"
 import * as OrganizationStoreSql from "@kiln/postgres/stores/OrganizationStoreSql"
 import * as PackageStoreSql from "@kiln/postgres/stores/PackageStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
@@ -37,6 +41,7 @@ import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
 import * as UserStoreSql from "@kiln/postgres/stores/UserStoreSql"
 import * as WebhookStoreSql from "@kiln/postgres/stores/WebhookStoreSql"
 import { KilnConfig } from "./config/KilnConfig.ts"
+import * as NodeDigest from "./platform/NodeDigest.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
 import * as TemplateInitialFiles from "./platform/TemplateInitialFiles.ts"
 
@@ -49,9 +54,10 @@ export const Stores = Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.lay
   )))
   .pipe(Layer.merge(QuotaStoreSql.layer))
   .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryTransactionsSql.layer)))
+  .pipe(Layer.merge(Layer.mergeAll(BranchStoreSql.layer, CommitStatusStoreSql.layer)))
   .pipe(Layer.merge(Layer.mergeAll(ReleaseStoreSql.layer, PackageStoreSql.layer)))
 
-export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto)
+export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto)
 
 /** Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a KilnConfig). */
 export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>
@@ -82,7 +88,11 @@ export const RepositoryContent = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
   )
 }))
 
-export const RepositoriesLive = Repositories.layer.pipe(Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer)))
+/** The branch table kept in step with git, and commit statuses. */
+export const BranchesLive = Branches.layer.pipe(Layer.provide(RepositoryStorage))
+export const CommitStatusesLive = CommitStatuses.layer.pipe(Layer.provide(RepositoryStorage))
+
+export const RepositoriesLive = Repositories.layer.pipe(Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer, BranchesLive)))
 
 /**
  * Release attachments and package blobs under `<KILN_DATA_DIR>` (attachments/, packages/, tmp/),
@@ -121,6 +131,7 @@ export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, Acc
   .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
   .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
+  .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
   .pipe(Layer.merge(RepositoryContent))
   .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))
 

@@ -4,6 +4,8 @@ import { Authentication } from "../http/Authentication.ts"
 import { BindingErrors } from "../http/BindingErrors.ts"
 import { AdminUsersApi } from "./AdminUsersApi.ts"
 import { ArchiveApi } from "./ArchiveApi.ts"
+import { BranchesApi } from "./BranchesApi.ts"
+import { CommitStatusesApi } from "./CommitStatusesApi.ts"
 import { EditorConfigApi } from "./EditorConfigApi.ts"
 import { ForkApi } from "./ForkApi.ts"
 import { MarkdownApi } from "./MarkdownApi.ts"
@@ -27,6 +29,7 @@ export class Api extends HttpApi.make("kiln")
   .add(QuotaAdminApi, UserQuotaApi)
   .add(OrgQuotaApi)
   .add(ReposApi, UserReposApi, OrgReposApi)
+  .add(BranchesApi, CommitStatusesApi)
   .add(ArchiveApi, EditorConfigApi, ForkApi, MigrateApi)
   .add(ReleasesApi, PackagesApi)
   .middleware(BindingErrors)

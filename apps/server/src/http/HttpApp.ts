@@ -6,6 +6,8 @@ import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
 import { ArchiveHandlers } from "../handlers/ArchiveHandlers.ts"
+import { BranchHandlers } from "../handlers/BranchHandlers.ts"
+import { CommitStatusHandlers } from "../handlers/CommitStatusHandlers.ts"
 import { EditorConfigHandlers } from "../handlers/EditorConfigHandlers.ts"
 import { ForkHandlers } from "../handlers/ForkHandlers.ts"
 import { MarkdownHandlers } from "../handlers/MarkdownHandlers.ts"
@@ -29,6 +31,7 @@ import { accessLog } from "./AccessLog.ts"
 import * as ApiErrors from "./ApiErrors.ts"
 import * as Authentication from "./Authentication.ts"
 import * as BindingErrors from "./BindingErrors.ts"
+import * as GitRoutes from "./GitRoutes.ts"
 import * as NotFoundRoute from "./NotFoundRoute.ts"
 import * as OrgAssignment from "./OrgAssignment.ts"
 import { requestLimits } from "./RequestLimits.ts"
@@ -45,6 +48,7 @@ const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
   .pipe(Layer.merge(OrgQuotaHandlers))
 
 const RepoGroups = Layer.mergeAll(RepoHandlers, RepoUserHandlers, RepoOrgHandlers)
+const GitGroups = Layer.mergeAll(BranchHandlers, CommitStatusHandlers)
 const ContentGroups = Layer.mergeAll(ArchiveHandlers, EditorConfigHandlers, ForkHandlers, MigrateHandlers)
   .pipe(Layer.provide(EditorConfigMatcherLive.layer))
 const AssetGroups = Layer.mergeAll(ReleaseHandlers, PackageHandlers)
@@ -52,7 +56,7 @@ const AssetGroups = Layer.mergeAll(ReleaseHandlers, PackageHandlers)
 const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer)
   .pipe(Layer.merge(Layer.mergeAll(OrgAssignment.layer, TeamAssignment.layer, SignedInGate.layer)))
 
-export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(ContentGroups), Layer.provide(AssetGroups), Layer.provide(Middlewares))
+export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(GitGroups), Layer.provide(ContentGroups), Layer.provide(AssetGroups), Layer.provide(Middlewares))
 
 /** Serves every route on the HttpServer in context. */
 export const layer = Layer.unwrap(Effect.gen(function*() {
@@ -65,7 +69,8 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     securityDefinitions: forgejoSecurityDefinitions,
     security: forgejoSecurity
   })
-  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl))
+  const git = yield* GitRoutes.make
+  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback))
     .pipe(Layer.merge(Layer.mergeAll(AttachmentDownloadRoutes.layer, GenericPackageRoutes.layer)))
   return HttpRouter.serve(routes, {
     disableLogger: true,
@@ -73,6 +78,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     middleware: (app) => accessLog(requestLimits({
       maxBodySize: config.maxBodySize,
       errorUrl,
+      exempt: git.isGitPath,
       uploads: { maxSize: uploadBodyLimit(config.attachmentMaxSize), matches: isUploadRequest }
     })(app))
   })

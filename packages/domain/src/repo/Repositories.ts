@@ -11,6 +11,7 @@
  */
 import { Clock, Context, Effect, Layer, Option, Ref, Schedule } from "effect"
 import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
+import { Branches } from "../git/Branches.ts"
 import { type InitialCommit, GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
 import type { GitTransfers } from "../git/GitTransfers.ts"
@@ -329,6 +330,8 @@ export const layer: Layer.Layer<
     const git = yield* GitStorage
     // Without a signing key service (e.g. an embedding without one) initial commits are unsigned.
     const signingKeys = yield* Effect.serviceOption(SigningKeys)
+    // Without the branch table (an embedding without it) nothing records the initial branch.
+    const branchTable = yield* Effect.serviceOption(Branches)
     const initialFiles = yield* InitialFiles
     const transactions = yield* Transactions
 
@@ -379,8 +382,6 @@ export const layer: Layer.Layer<
           ? Effect.flatMap(withAccess(viewer, [found.value]), ([item]) =>
             item === undefined ? Effect.die(new Error(`repository ${id} vanished during the request`)) : Effect.succeed(item))
           : Effect.die(new Error(`repository ${id} vanished during the request`)))
-
-
 
     const requireAdmin = (target: AccessibleRepository) =>
       atLeast(target.access.mode, "admin") ? Effect.void : Effect.fail(new Forbidden({ message: REQUIRE_ADMIN_MESSAGE }))
@@ -517,6 +518,8 @@ export const layer: Layer.Layer<
           }))
         // Create answers as if the creator owned the repository (Forgejo's `AccessModeOwner`).
         const owned: OwnedRepository = { repository: created, owner }
+        // The initial commit's branch is recorded now rather than at the first listing.
+        if (!created.isEmpty && Option.isSome(branchTable)) yield* branchTable.value.resync(owned)
         return { ...owned, access: accessWith(Option.some(owner), owned, noFacts) }
       })
 
