@@ -12,7 +12,9 @@ import * as SigningKey from "./SigningKey.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
-  return NodeHttpServer.layer(createServer, { port: config.httpPort, host: config.httpHost })
+  // No limit on receiving a whole request: a large push may take longer than Node's default 5
+  // minutes. Headers must still arrive within `headersTimeout`.
+  return NodeHttpServer.layer(() => createServer({ requestTimeout: 0 }), { port: config.httpPort, host: config.httpHost })
 }))
 
 export const ServerLive = HttpApp.layer.pipe(

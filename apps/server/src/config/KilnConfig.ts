@@ -25,6 +25,8 @@ export interface KilnSettings {
   readonly signingKeyPassphrase: Option.Option<Redacted.Redacted<string>>
   readonly quotaDefaultGroups: ReadonlyArray<string>
   readonly attachmentMaxSize: number
+  /** One JSON line per request on standard output. */
+  readonly accessLog: boolean
   /** Migrations may clone from loopback and private networks. */
   readonly migrationsAllowLocal: boolean
   /** When set, migrations may clone only from these host names (globs). */
@@ -101,6 +103,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const migrationsAllowLocal = yield* readEach(problems, "KILN_MIGRATIONS_ALLOW_LOCAL", Config.Boolean("KILN_MIGRATIONS_ALLOW_LOCAL").pipe(Config.withDefault(false)))
   const migrationsAllowedDomains = yield* readEach(problems, "KILN_MIGRATIONS_ALLOWED_DOMAINS", Config.String("KILN_MIGRATIONS_ALLOWED_DOMAINS").pipe(Config.withDefault("")))
   const migrationsAllowLocalPaths = yield* readEach(problems, "KILN_MIGRATIONS_ALLOW_LOCAL_PATHS", Config.Boolean("KILN_MIGRATIONS_ALLOW_LOCAL_PATHS").pipe(Config.withDefault(false)))
+  const accessLog = yield* readEach(problems, "KILN_ACCESS_LOG", Config.Boolean("KILN_ACCESS_LOG").pipe(Config.withDefault(true)))
   const migrationsMaxSize = yield* readEach(problems, "KILN_MIGRATIONS_MAX_SIZE", byteCount("KILN_MIGRATIONS_MAX_SIZE", 2048 * MiB))
 
   let rootUrl = ""
@@ -123,7 +126,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
-    migrationsMaxSize === undefined
+    migrationsMaxSize === undefined || accessLog === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -150,7 +153,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     migrationsAllowLocal,
     migrationsAllowedDomains: migrationsAllowedDomains.split(",").map((name) => name.trim()).filter((name) => name !== ""),
     migrationsAllowLocalPaths,
-    migrationsMaxSize
+    migrationsMaxSize,
+    accessLog
   }
 })
 

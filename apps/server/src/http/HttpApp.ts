@@ -75,11 +75,14 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   return HttpRouter.serve(routes, {
     disableLogger: true,
     routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    middleware: (app) => accessLog(requestLimits({
-      maxBodySize: config.maxBodySize,
-      errorUrl,
-      exempt: git.isGitPath,
-      uploads: { maxSize: uploadBodyLimit(config.attachmentMaxSize), matches: isUploadRequest }
-    })(app))
+    middleware: (app) => {
+      const limited = requestLimits({
+        maxBodySize: config.maxBodySize,
+        errorUrl,
+        exempt: git.isGitPath,
+        uploads: { maxSize: uploadBodyLimit(config.attachmentMaxSize), matches: isUploadRequest }
+      })(app)
+      return config.accessLog ? accessLog(limited) : limited
+    }
   })
 })).pipe(Layer.provide(ApiErrors.layer))

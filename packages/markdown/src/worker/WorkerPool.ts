@@ -101,10 +101,15 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
     })
   }
 
-  for (let i = 0; i < size; i++) {
-    const slot: Slot = { worker: spawn(), ready: false, current: undefined, timer: undefined }
-    attach(slot, slot.worker)
-    slots.push(slot)
+  // Workers start with the first render: each holds its own copy of the pipeline (tens of MB),
+  // which a server that never renders markdown should not pay for.
+  const start = (): void => {
+    if (slots.length > 0) return
+    for (let i = 0; i < size; i++) {
+      const slot: Slot = { worker: spawn(), ready: false, current: undefined, timer: undefined }
+      attach(slot, slot.worker)
+      slots.push(slot)
+    }
   }
 
   return {
@@ -112,6 +117,7 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
     render: (request, mentionable, signal) =>
       new Promise<RenderOutcome>((resolve, reject) => {
         if (closed) return reject(new Error("the markdown worker pool is closed"))
+        start()
         const pending: Pending = { job: { id: nextId++, request, mentionable }, resolve, reject }
         queue.push(pending)
         // A caller that goes away before its turn leaves the queue.

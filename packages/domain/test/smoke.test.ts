@@ -1,2 +1,0 @@
-import { assert, it } from "@effect/vitest"
-it("runs on node 24", () => { assert.match(process.version, /^v24\./) })
