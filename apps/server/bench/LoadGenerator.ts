@@ -14,6 +14,10 @@ export interface LoadSpec {
   /** Each request takes one of these at random. */
   readonly paths: ReadonlyArray<string>
   readonly headers?: Readonly<Record<string, string>>
+  /** GET when absent. */
+  readonly method?: "GET" | "POST"
+  /** A request body; every `{{n}}` becomes a number unique to the request (so caches never answer). */
+  readonly body?: string
   readonly connections: number
   /** Load before the measured windows (JIT, pools, caches), not reported. */
   readonly warmupSeconds: number

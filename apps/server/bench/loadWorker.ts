@@ -9,6 +9,7 @@ import { type LoadSpec, percentile, type WindowStats, type WorkerReply, type Wor
 interface AutocannonRequest {
   readonly method: string
   readonly path: string
+  readonly body?: string
   readonly headers?: Readonly<Record<string, string>>
   readonly setupRequest?: (request: AutocannonRequest) => AutocannonRequest
 }
@@ -29,6 +30,8 @@ type Autocannon = (
 
 // autocannon is CommonJS without type declarations: the cast names the shape used above.
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon
+
+let requestNumber = 0
 
 const send = (reply: WorkerReply): void => {
   process.send?.(reply)
@@ -68,15 +71,17 @@ const drive = (
 ): Promise<void> =>
   new Promise((resolve, reject) => {
     const paths = spec.paths
+    const body = spec.body
     const pick = (request: AutocannonRequest): AutocannonRequest => ({
       ...request,
-      path: paths[Math.floor(Math.random() * paths.length)] ?? "/"
+      path: paths[Math.floor(Math.random() * paths.length)] ?? "/",
+      ...(body === undefined ? {} : { body: body.replaceAll("{{n}}", String(requestNumber++)) })
     })
     const instance = autocannon({
       url: spec.baseUrl,
       connections: spec.connections,
       duration: seconds,
-      requests: [{ method: "GET", path: paths[0] ?? "/", setupRequest: pick }],
+      requests: [{ method: spec.method ?? "GET", path: paths[0] ?? "/", setupRequest: pick }],
       ...(spec.headers === undefined ? {} : { headers: spec.headers })
     }, (error) => error === null ? resolve() : reject(error))
     instance.on("response", (_client, status, _bytes, latencyMs) => record(performance.now() - started, status, latencyMs))

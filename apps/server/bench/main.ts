@@ -11,11 +11,19 @@ import * as Report from "./Report.ts"
 import type { BenchSettings, Scenario, ScenarioReport } from "./Scenario.ts"
 import * as ArchiveScenario from "./scenarios/ArchiveScenario.ts"
 import * as GitScenario from "./scenarios/GitScenario.ts"
+import * as MarkdownScenario from "./scenarios/MarkdownScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
 import * as ReposScenario from "./scenarios/ReposScenario.ts"
 import * as UsersScenario from "./scenarios/UsersScenario.ts"
 
-const scenarios: ReadonlyArray<Scenario> = [UsersScenario.scenario, ReposScenario.scenario, QuotaScenario.scenario, ArchiveScenario.scenario, GitScenario.scenario]
+const scenarios: ReadonlyArray<Scenario> = [
+  UsersScenario.scenario,
+  ReposScenario.scenario,
+  QuotaScenario.scenario,
+  ArchiveScenario.scenario,
+  GitScenario.scenario,
+  MarkdownScenario.scenario
+]
 
 const usage = `pnpm bench -- [options]
   --only <names>        comma-separated scenarios (default: all): ${scenarios.map((s) => s.name).join(", ")}
