@@ -101,3 +101,30 @@ export const validity = (load: LoadResult): ReadonlyArray<TargetCheck> => [
   within(`${load.label}: last window within 10% of the first`, load.drift, 0.1, true),
   below(`${load.label}: failed responses (non-2xx, errors)`, load.non2xx + load.errors, 1, true)
 ]
+
+/**
+ * A scenario that runs `runOn` for each database (`limit` of them at most); a database whose run
+ * fails is reported with its error and the others still run.
+ */
+export const perDatabase = (
+  name: string,
+  description: string,
+  runOn: (kind: DatabaseKind, settings: BenchSettings, log: (line: string) => void) => Promise<DatabaseReport>,
+  limit = Number.POSITIVE_INFINITY
+): Scenario => ({
+  name,
+  description,
+  run: async (settings, log) => {
+    const databases: Array<DatabaseReport> = []
+    for (const kind of settings.databases.slice(0, limit)) {
+      try {
+        databases.push(await runOn(kind, settings, log))
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error)
+        log(`[${kind}] failed: ${message}`)
+        databases.push({ database: kind, loads: [], comparisons: [], targets: [], notes: [], error: message })
+      }
+    }
+    return { scenario: name, databases }
+  }
+})

@@ -14,7 +14,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as BenchDatabase from "../BenchDatabase.ts"
 import { type Admin, startKiln } from "../KilnServer.ts"
-import { below, type BenchSettings, type DatabaseReport, type Scenario } from "../Scenario.ts"
+import { below, type BenchSettings, type DatabaseReport, type Scenario, perDatabase } from "../Scenario.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
 const authorization = `Basic ${Buffer.from(`${admin.username}:${admin.password}`).toString("base64")}`
@@ -173,20 +173,8 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
   }
 }
 
-export const scenario: Scenario = {
-  name: "archive",
-  description: "tar.gz archive of a 30 MB repository vs git archive, server memory during it, and a fork of it",
-  run: async (settings, log) => {
-    const databases: Array<DatabaseReport> = []
-    for (const kind of settings.databases) {
-      try {
-        databases.push(await runOn(kind, settings, log))
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error)
-        log(`[${kind}] failed: ${message}`)
-        databases.push({ database: kind, loads: [], comparisons: [], targets: [], notes: [], error: message })
-      }
-    }
-    return { scenario: "archive", databases }
-  }
-}
+export const scenario: Scenario = perDatabase(
+  "archive",
+  "tar.gz archive of a 30 MB repository vs git archive, server memory during it, and a fork of it",
+  runOn
+)

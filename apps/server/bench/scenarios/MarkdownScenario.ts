@@ -8,7 +8,7 @@ import { readme, runRenderBench } from "@kiln/markdown/bench/renderBench"
 import * as BenchDatabase from "../BenchDatabase.ts"
 import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { type LoadResult, type LoadSpec, runLoad } from "../LoadGenerator.ts"
-import { atLeast, below, type BenchSettings, type DatabaseReport, type Scenario, validity } from "../Scenario.ts"
+import { atLeast, below, type BenchSettings, type DatabaseReport, type Scenario, validity, perDatabase } from "../Scenario.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
 
@@ -77,21 +77,10 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
   }
 }
 
-export const scenario: Scenario = {
-  name: "markdown",
-  description: "markdown rendering: renderer vs bare unified and markdown-it, POST /markdown 1 vs 4 clients, /version p99 while rendering",
-  run: async (settings, log) => {
-    const databases: Array<DatabaseReport> = []
-    // Rendering does not touch the database: the first configured one is enough.
-    for (const kind of settings.databases.slice(0, 1)) {
-      try {
-        databases.push(await runOn(kind, settings, log))
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error)
-        log(`[${kind}] failed: ${message}`)
-        databases.push({ database: kind, loads: [], comparisons: [], targets: [], notes: [], error: message })
-      }
-    }
-    return { scenario: "markdown", databases }
-  }
-}
+// Rendering does not touch the database: the first configured one is enough.
+export const scenario: Scenario = perDatabase(
+  "markdown",
+  "markdown rendering: renderer vs bare unified and markdown-it, POST /markdown 1 vs 4 clients, /version p99 while rendering",
+  runOn,
+  1
+)

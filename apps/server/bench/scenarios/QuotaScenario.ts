@@ -19,7 +19,7 @@ import * as BenchDatabase from "../BenchDatabase.ts"
 import type { ChildServer } from "../ChildServer.ts"
 import { type Admin, bodySize, createToken, startKiln } from "../KilnServer.ts"
 import { type LoadResult, runLoad } from "../LoadGenerator.ts"
-import { below, type BenchSettings, type DatabaseReport, type Scenario, type TargetCheck, validity } from "../Scenario.ts"
+import { below, type BenchSettings, type DatabaseReport, type Scenario, type TargetCheck, validity, perDatabase } from "../Scenario.ts"
 import { seedUsers } from "../Seed.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
@@ -152,20 +152,8 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
   }
 }
 
-export const scenario: Scenario = {
-  name: "quota",
-  description: "GET /user/quota and /user/quota/check?subject=size:all for an owner of 1,000 repositories in 2 quota groups",
-  run: async (settings, log) => {
-    const databases: Array<DatabaseReport> = []
-    for (const kind of settings.databases) {
-      try {
-        databases.push(await runOn(kind, settings, log))
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error)
-        log(`[${kind}] failed: ${message}`)
-        databases.push({ database: kind, loads: [], comparisons: [], targets: [], notes: [], error: message })
-      }
-    }
-    return { scenario: "quota", databases }
-  }
-}
+export const scenario: Scenario = perDatabase(
+  "quota",
+  "GET /user/quota and /user/quota/check?subject=size:all for an owner of 1,000 repositories in 2 quota groups",
+  runOn
+)

@@ -24,8 +24,7 @@ import {
   type DatabaseReport,
   type Scenario,
   type TargetCheck,
-  validity
-} from "../Scenario.ts"
+  validity, perDatabase } from "../Scenario.ts"
 import { seedUsers, userName } from "../Seed.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
@@ -159,20 +158,8 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
   }
 }
 
-export const scenario: Scenario = {
-  name: "repos",
-  description: "GET /repos/{owner}/{repo} and GET /repos/search (many, few, no matches) over 100,000 repositories",
-  run: async (settings, log) => {
-    const databases: Array<DatabaseReport> = []
-    for (const kind of settings.databases) {
-      try {
-        databases.push(await runOn(kind, settings, log))
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error)
-        log(`[${kind}] failed: ${message}`)
-        databases.push({ database: kind, loads: [], comparisons: [], targets: [], notes: [], error: message })
-      }
-    }
-    return { scenario: "repos", databases }
-  }
-}
+export const scenario: Scenario = perDatabase(
+  "repos",
+  "GET /repos/{owner}/{repo} and GET /repos/search (many, few, no matches) over 100,000 repositories",
+  runOn
+)

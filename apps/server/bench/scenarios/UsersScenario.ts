@@ -19,8 +19,7 @@ import {
   type DatabaseReport,
   type Scenario,
   type TargetCheck,
-  validity
-} from "../Scenario.ts"
+  validity, perDatabase } from "../Scenario.ts"
 import { seedUsers } from "../Seed.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
@@ -123,20 +122,8 @@ const runOn = async (
   }
 }
 
-export const scenario: Scenario = {
-  name: "users",
-  description: "GET /users/{username} (token) and GET /version against bare node:http baselines",
-  run: async (settings, log) => {
-    const databases: Array<DatabaseReport> = []
-    for (const kind of settings.databases) {
-      try {
-        databases.push(await runOn(kind, settings, log))
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error)
-        log(`[${kind}] failed: ${message}`)
-        databases.push({ database: kind, loads: [], comparisons: [], targets: [], notes: [], error: message })
-      }
-    }
-    return { scenario: "users", databases }
-  }
-}
+export const scenario: Scenario = perDatabase(
+  "users",
+  "GET /users/{username} (token) and GET /version against bare node:http baselines",
+  runOn
+)
