@@ -5,7 +5,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Migrations from "@kiln/postgres/migrations"
-import type { NewAccount } from "@kiln/domain/user/User"
+import { type NewAccount, newAccount } from "@kiln/domain/user/User"
 import { UserAccounts } from "@kiln/domain/user/UserAccounts"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import * as Application from "../src/Application.ts"
@@ -14,35 +14,15 @@ import type { Admin } from "./KilnServer.ts"
 
 export const userName = (index: number): string => `bench-user-${String(index).padStart(5, "0")}`
 
-const account = (name: string, now: number): NewAccount => ({
-  name,
-  kind: "individual",
-  fullName: `Bench User ${name.slice(-5)}`,
-  email: `${name}@bench.invalid`,
-  keepEmailPrivate: false,
-  loginName: name,
-  sourceId: 0,
-  isAdmin: false,
-  restricted: false,
-  active: true,
-  prohibitLogin: false,
-  mustChangePassword: false,
-  visibility: "public",
-  location: "",
-  pronouns: "",
-  keepPronounsPrivate: false,
-  website: "",
-  description: "",
-  language: "",
-  maxRepoCreation: -1,
-  allowCreateOrganization: true,
-  allowGitHook: false,
-  allowImportLocal: false,
-  repoAdminChangeTeamAccess: false,
-  createdAt: now,
-  updatedAt: now,
-  lastLoginAt: 0
-})
+const account = (name: string, now: number): NewAccount =>
+  newAccount({
+    name,
+    kind: "individual",
+    fullName: `Bench User ${name.slice(-5)}`,
+    email: `${name}@bench.invalid`,
+    loginName: name,
+    createdAt: now
+  })
 
 /**
  * Creates the site administrator (as Kiln's start-up would on an empty database: the server only

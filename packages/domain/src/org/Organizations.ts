@@ -7,7 +7,7 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { type AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import { checkEmailForAdmin } from "../user/EmailAddress.ts"
-import type { AccountChanges, User } from "../user/User.ts"
+import { type AccountChanges, newAccount, type User } from "../user/User.ts"
 import { bindUserName, checkUsableUserName } from "../user/UserName.ts"
 import { UserStore } from "../user/UserStore.ts"
 import { bindVisibility, type Visibility } from "../user/Visibility.ts"
@@ -165,35 +165,18 @@ export const layer: Layer.Layer<Organizations, never, OrganizationStore | TeamSt
         yield* checkUsableUserName(input.username)
         const now = yield* nowSeconds
         return yield* store.create(
-          {
+          newAccount({
             name: input.username,
             kind: "organization",
             fullName: input.fullName ?? "",
             email: full ? input.email ?? "" : "",
-            keepEmailPrivate: false,
-            loginName: "",
-            sourceId: 0,
-            isAdmin: false,
-            restricted: false,
-            active: true,
-            prohibitLogin: false,
-            mustChangePassword: false,
             visibility,
             location: input.location ?? "",
-            pronouns: "",
-            keepPronounsPrivate: false,
             website: input.website ?? "",
             description: input.description ?? "",
-            language: "",
-            maxRepoCreation: -1,
-            allowCreateOrganization: true,
-            allowGitHook: false,
-            allowImportLocal: false,
             repoAdminChangeTeamAccess: full ? input.repoAdminChangeTeamAccess ?? false : false,
-            createdAt: now,
-            updatedAt: now,
-            lastLoginAt: 0
-          },
+            createdAt: now
+          }),
           owner,
           newOwnerTeam,
           settings.defaultMemberVisible

@@ -50,3 +50,34 @@ export type NewAccount = Omit<User, "id" | "lowerName">
 export type AccountChanges = Partial<Omit<User, "id" | "kind" | "createdAt">>
 
 export const isOrganization = (user: User): boolean => user.kind === "organization"
+
+/** A new account with Forgejo's defaults for every field not given. */
+export const newAccount = (
+  fields: Pick<NewAccount, "name" | "kind" | "createdAt"> & Partial<NewAccount>
+): NewAccount => ({
+  fullName: "",
+  email: "",
+  keepEmailPrivate: false,
+  loginName: "",
+  sourceId: 0,
+  isAdmin: false,
+  restricted: false,
+  active: true,
+  prohibitLogin: false,
+  mustChangePassword: false,
+  visibility: "public",
+  location: "",
+  pronouns: "",
+  keepPronounsPrivate: false,
+  website: "",
+  description: "",
+  language: "",
+  maxRepoCreation: -1,
+  allowCreateOrganization: true,
+  allowGitHook: false,
+  allowImportLocal: false,
+  repoAdminChangeTeamAccess: false,
+  updatedAt: fields.createdAt,
+  lastLoginAt: 0,
+  ...fields
+})

@@ -7,7 +7,7 @@ import { AlreadyExists, Conflict, Invalid, NotFound } from "../errors.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import { PasswordHasher } from "../auth/PasswordHasher.ts"
 import { bindEmailForAdmin, checkEmailForAdmin } from "./EmailAddress.ts"
-import type { AccountChanges, User } from "./User.ts"
+import { type AccountChanges, newAccount, type User } from "./User.ts"
 import { bindUserName, checkUsableUserName } from "./UserName.ts"
 import { type AccountSort, UserStore } from "./UserStore.ts"
 import type { Visibility } from "./Visibility.ts"
@@ -130,35 +130,19 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher>
       yield* checkUsableUserName(input.username)
       const now = input.createdAt ?? Math.floor((yield* Clock.currentTimeMillis) / 1000)
       const passwordHash = input.password === undefined ? "" : yield* hasher.hash(input.password)
-      return yield* store.insert({
+      return yield* store.insert(newAccount({
         name: input.username.trim(),
         kind: "individual",
         fullName: input.fullName ?? "",
         email: input.email,
-        keepEmailPrivate: false,
         loginName: input.loginName ?? input.username,
         sourceId,
         isAdmin: input.isAdmin ?? false,
         restricted: input.restricted ?? false,
-        active: true,
-        prohibitLogin: false,
         mustChangePassword: input.mustChangePassword ?? true,
         visibility: input.visibility ?? "public",
-        location: "",
-        pronouns: "",
-        keepPronounsPrivate: false,
-        website: "",
-        description: "",
-        language: "",
-        maxRepoCreation: -1,
-        allowCreateOrganization: true,
-        allowGitHook: false,
-        allowImportLocal: false,
-        repoAdminChangeTeamAccess: false,
-        createdAt: now,
-        updatedAt: now,
-        lastLoginAt: 0
-      }, passwordHash)
+        createdAt: now
+      }), passwordHash)
     })
 
     const edit = Effect.fnUntraced(function*(name: string, input: EditAccountInput) {

@@ -17,7 +17,7 @@ import { Teams } from "@kiln/domain/org/Teams"
 import * as TeamsLive from "@kiln/domain/org/Teams"
 import { WebhookStore } from "@kiln/domain/org/WebhookStore"
 import { pageRequest } from "@kiln/domain/Paging"
-import type { User } from "@kiln/domain/user/User"
+import { newAccount, type User } from "@kiln/domain/user/User"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import type { Visibility } from "@kiln/domain/user/Visibility"
 import { layer as migrations } from "../../src/migrations/index.ts"
@@ -39,36 +39,14 @@ const firstPage = pageRequest(1, 50)
 
 const newUser = (name: string, fields: Partial<User> = {}) =>
   Effect.flatMap(UserStore, (users) =>
-    users.insert({
+    users.insert(newAccount({
       name,
       kind: "individual",
-      fullName: "",
       email: `${name}@example.com`,
-      keepEmailPrivate: false,
       loginName: name,
-      sourceId: 0,
-      isAdmin: false,
-      restricted: false,
-      active: true,
-      prohibitLogin: false,
-      mustChangePassword: false,
-      visibility: "public",
-      location: "",
-      pronouns: "",
-      keepPronounsPrivate: false,
-      website: "",
-      description: "",
-      language: "",
-      maxRepoCreation: -1,
-      allowCreateOrganization: true,
-      allowGitHook: false,
-      allowImportLocal: false,
-      repoAdminChangeTeamAccess: false,
       createdAt: 1,
-      updatedAt: 1,
-      lastLoginAt: 0,
       ...fields
-    }, "").pipe(Effect.orDie))
+    }), "").pipe(Effect.orDie))
 
 const newOrg = (creator: User, username: string, visibility: Visibility = "public") =>
   Effect.flatMap(Organizations, (organizations) =>

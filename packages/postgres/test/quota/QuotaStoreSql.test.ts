@@ -1,5 +1,6 @@
 /**
- * The QuotaStore contract against the SQL store, on PGlite (or Postgres with KILN_TEST_DATABASE_URL).
+ * The QuotaStore contract against the SQL store, on PGlite (or Postgres with KILN_TEST_DATABASE_URL);
+ * the assertions live in the shared contract suite.
  * The contract rebuilds its layer per test and wants an empty store each time: every build gets a
  * fresh database with two accounts (ids 1 and 2 in a new database).
  */
