@@ -79,6 +79,8 @@ const structOf = (spec: Record<string, FieldSpec>, field: (kind: FieldKind) => S
  * urlencoded and multipart forms. All decode to the same type.
  */
 export const optionPayload = <const Spec extends Record<string, FieldSpec>>(identifier: string, spec: Spec) => {
+  // The structs are built from the field list at run time, so TypeScript cannot follow their type;
+  // `OptionType<Spec>` states it from the same list.
   const json = structOf(spec, jsonField).annotate({ identifier }) as unknown as Schema.Codec<OptionType<Spec>, unknown>
   const form = structOf(spec, formField) as unknown as Schema.Codec<OptionType<Spec>, unknown>
   return [
