@@ -17,6 +17,7 @@ import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
 import * as Branches from "@kiln/domain/git/Branches"
 import * as CommitStatuses from "@kiln/domain/git/CommitStatuses"
 import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
+import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
@@ -109,6 +110,7 @@ export const PackagesLive = Packages.layer.pipe(Layer.provide(AssetStorage))
 /**
  * What each concern refuses to delete while it holds on to it: an owner of repositories (checked
  * first, as Forgejo does) or a member of organizations stays; an organization owning repositories stays.
+ * With them, what a purge clears first and what goes with a deleted repository.
  */
 export const DeletionGuards = Layer.mergeAll(
   Layer.effect(AccountDeletionGuards, Effect.gen(function*() {
@@ -117,7 +119,8 @@ export const DeletionGuards = Layer.mergeAll(
     return [repositories.ownershipGuard, organizations.membershipGuard]
   })),
   Layer.effect(OrganizationDeletionGuards, Effect.map(Repositories.Repositories, (repositories) => [repositories.ownershipGuard])),
-  AccountPurge.layer.pipe(Layer.provide(OrgMembers.layer))
+  AccountPurge.layer.pipe(Layer.provide(OrgMembers.layer)),
+  AttachmentCleanup.layer.pipe(Layer.provide(AssetStorage))
 ).pipe(Layer.provide(Organizations.layer), Layer.provide(RepositoriesLive))
 
 /** `KILN_QUOTA_DEFAULT_GROUPS`; a service embedding Kiln without a KilnConfig has no default groups. */

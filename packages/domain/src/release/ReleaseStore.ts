@@ -35,5 +35,7 @@ export class ReleaseStore extends Context.Service<ReleaseStore, {
   readonly findAttachmentsByName: (releaseId: number, name: string) => Effect.Effect<ReadonlyArray<Attachment>>
   readonly updateAttachment: (id: number, changes: { readonly name: string; readonly externalUrl: string }) => Effect.Effect<Attachment>
   readonly removeAttachment: (id: number) => Effect.Effect<void>
+  /** The uuids of a repository's uploaded (not external) attachments: their files on disk. */
+  readonly storedAttachmentsOf: (repoId: number) => Effect.Effect<ReadonlyArray<string>>
   readonly countDownload: (id: number) => Effect.Effect<void>
 }>()("@kiln/domain/release/ReleaseStore") {}

@@ -57,6 +57,15 @@ export interface RepositorySettingsShape {
   readonly noReplyDomain: string
 }
 
+/**
+ * What else goes with a deleted repository (release attachment files, ...), each concern
+ * contributing a step: run before the row is deleted, it gathers what to clean and returns the
+ * cleanup, which runs once the deletion has committed (files outlive a rolled-back deletion).
+ */
+export class RepositoryCleanups extends Context.Reference<
+  ReadonlyArray<(repository: Repository) => Effect.Effect<Effect.Effect<void>>>
+>("@kiln/domain/repo/RepositoryCleanups", { defaultValue: () => [] }) {}
+
 export class RepositorySettings extends Context.Reference<RepositorySettingsShape>("@kiln/domain/repo/RepositorySettings", {
   defaultValue: () => ({ defaultBranch: "main", forcePrivate: false, noReplyDomain: "noreply.localhost" })
 }) {}
@@ -605,6 +614,7 @@ export const layer: Layer.Layer<
         }
         const location = locationOf(target)
         const tombstone = tombstoneOf(target)
+        const cleanups = yield* Effect.forEach(yield* RepositoryCleanups, (prepare) => prepare(repository))
         const toTombstone = git.move(location, tombstone).pipe(
           // Nothing on disk (already gone): the row alone goes.
           Effect.catchTag("NotFound", () => Effect.void),
@@ -613,6 +623,7 @@ export const layer: Layer.Layer<
         )
         yield* diskStepInTransaction(toTombstone, git.move(tombstone, location))((onDisk) =>
           Effect.andThen(store.remove(repository.id), onDisk))
+        yield* Effect.forEach(cleanups, (cleanup) => cleanup, { discard: true })
         yield* git.remove(tombstone).pipe(
           Effect.retry({ times: 3, schedule: Schedule.exponential("200 millis") }),
           Effect.catchCause((cause) =>

@@ -240,6 +240,12 @@ export const layer = Layer.effect(
 
       removeAttachment: (id) => Effect.orDie(Effect.asVoid(sql`DELETE FROM attachments WHERE id = ${id}`)),
 
+      storedAttachmentsOf: (repoId) =>
+        sql<{ uuid: string }>`SELECT uuid FROM attachments WHERE repo_id = ${repoId} AND external_url = ''`.pipe(
+          Effect.map((rows) => rows.map((row) => String(row.uuid))),
+          Effect.orDie
+        ),
+
       countDownload: (id) => Effect.orDie(Effect.asVoid(sql`UPDATE attachments SET download_count = download_count + 1 WHERE id = ${id}`))
     })
   })
