@@ -2,8 +2,8 @@
  * Issue 9, item 6: `GET /api/v1/user/quota` and `GET /api/v1/user/quota/check?subject=size:all` for an
  * owner with 1,000 repositories (a tenth of them private) among 100,000 repositories of 1,000 other
  * owners, in two quota groups of two rules each, token-authenticated as that owner.
- * The 100,000 attachments and 10,000 package files of the issue are not seeded: their tables do not
- * exist until the releases-and-packages issue, and usage does not read them yet (the notes say so).
+ * It also has 100,000 release attachments (one release of 100 per repository) and 10,000 package
+ * files (100 packages × 10 versions × 10 files), as rows: usage reads sizes from the tables, not files.
  * Targets (on Postgres): p50 < 10 ms and p99 < 40 ms for both, judged at LATENCY_CONNECTIONS
  * concurrent clients (at 64 the p50 would measure waiting in line: 64 ÷ req/s).
  */
@@ -26,6 +26,7 @@ const admin: Admin = { username: "bench-admin", password: "bench-admin-password"
 const owner: Admin = { username: "bench-quota-owner", password: "bench-quota-owner-password", email: "quota-owner@bench.invalid" }
 
 const OWNER_REPOSITORIES = 1_000
+const ATTACHMENTS_PER_RELEASE = 100
 const OTHER_OWNERS = 1_000
 const OTHER_REPOSITORIES = 100_000
 const LATENCY_CONNECTIONS = 4
@@ -59,7 +60,30 @@ const seedQuota = (location: BenchDatabase.DatabaseLocation) => {
         1700000000 + g, 1700000000 + g
       FROM generate_series(1, ${OTHER_REPOSITORIES}) AS g
       JOIN users o ON o.lower_name = 'bench-user-' || lpad(((g - 1) % ${OTHER_OWNERS} + 1)::text, 5, '0')`
+    yield* sql`INSERT INTO releases (repo_id, publisher_id, tag_name, lower_tag_name, target, title, note, is_draft,
+        is_prerelease, hide_archive_links, created_at)
+      SELECT r.id, ${account.id}, 'v1', 'v1', 'main', 'v1', '', false, false, false, 1700000000
+      FROM repositories r WHERE r.owner_id = ${account.id}`
+    yield* sql`INSERT INTO attachments (repo_id, release_id, uploader_id, name, size, sha256, created_at)
+      SELECT rel.repo_id, rel.id, ${account.id}, 'asset-' || g || '.bin', 1000 + g, '', 1700000000
+      FROM releases rel JOIN repositories r ON r.id = rel.repo_id AND r.owner_id = ${account.id}
+      CROSS JOIN generate_series(1, ${ATTACHMENTS_PER_RELEASE}) AS g`
+    yield* sql`INSERT INTO packages (owner_id, type, name, lower_name)
+      SELECT ${account.id}, 'generic', 'package-' || p, 'package-' || p FROM generate_series(1, 100) AS p`
+    yield* sql`INSERT INTO package_versions (package_id, creator_id, version, lower_version, created_at)
+      SELECT pk.id, ${account.id}, '1.0.' || v, '1.0.' || v, 1700000000
+      FROM packages pk CROSS JOIN generate_series(1, 10) AS v WHERE pk.owner_id = ${account.id}`
+    yield* sql`INSERT INTO package_blobs (size, hash_md5, hash_sha1, hash_sha256, hash_sha512, created_at)
+      SELECT 5000 + g, '', '', 'bench-blob-' || g, '', 1700000000 FROM generate_series(1, 10000) AS g`
+    yield* sql`INSERT INTO package_files (version_id, blob_id, name, lower_name, size, created_at)
+      SELECT pv.id, b.id, 'file-' || f || '.tgz', 'file-' || f || '.tgz', b.size, 1700000000
+      FROM (SELECT pv.id, row_number() OVER (ORDER BY pv.id) AS n FROM package_versions pv
+            JOIN packages pk ON pk.id = pv.package_id WHERE pk.owner_id = ${account.id}) AS pv
+      CROSS JOIN generate_series(1, 10) AS f
+      JOIN package_blobs b ON b.hash_sha256 = 'bench-blob-' || ((pv.n - 1) * 10 + f)`
     yield* sql`ANALYZE repositories`
+    yield* sql`ANALYZE attachments`
+    yield* sql`ANALYZE package_files`
     yield* quota.createGroup({
       name: "bench-git",
       rules: [
@@ -104,7 +128,7 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
       `seeded the owner with ${OWNER_REPOSITORIES} repositories, ${OTHER_REPOSITORIES} repositories of ${OTHER_OWNERS} ` +
         `other owners and 2 groups of 2 rules in ${((performance.now() - started) / 1000).toFixed(1)} s`
     )
-    notes.push("not seeded: 100,000 attachments and 10,000 package files (no tables before the releases-and-packages issue)")
+    notes.push(`with ${OWNER_REPOSITORIES * ATTACHMENTS_PER_RELEASE} release attachments and 10,000 package files`)
     notes.push(`usage plan:\n${plan}`)
     log(`[${kind}] ${notes[0]}`)
     log(`[${kind}] ${plan}`)
