@@ -5,39 +5,13 @@ import { type AccessMode, accessModes, atLeast } from "../../src/org/AccessMode.
 import { repositoryAccess, type RepositoryAccessInput } from "../../src/org/RepositoryAccess.ts"
 import { newOwnerTeam, type Team } from "../../src/org/Team.ts"
 import { unitKeys, unitModesOf } from "../../src/org/Unit.ts"
-import type { User } from "../../src/user/User.ts"
+import { newAccount, type User } from "../../src/user/User.ts"
 import { visibilities } from "../../src/user/Visibility.ts"
 
 const account = (fields: Partial<User>): User => ({
   id: 1,
-  name: "u",
-  lowerName: "u",
-  kind: "individual",
-  fullName: "",
-  email: "",
-  keepEmailPrivate: false,
-  loginName: "",
-  sourceId: 0,
-  isAdmin: false,
-  restricted: false,
-  active: true,
-  prohibitLogin: false,
-  mustChangePassword: false,
-  visibility: "public",
-  location: "",
-  pronouns: "",
-  keepPronounsPrivate: false,
-  website: "",
-  description: "",
-  language: "",
-  maxRepoCreation: -1,
-  allowCreateOrganization: true,
-  allowGitHook: false,
-  allowImportLocal: false,
-  repoAdminChangeTeamAccess: false,
-  createdAt: 0,
-  updatedAt: 0,
-  lastLoginAt: 0,
+  lowerName: (fields.name ?? "u").toLowerCase(),
+  ...newAccount({ name: "u", kind: "individual", createdAt: 0 }),
   ...fields
 })
 
