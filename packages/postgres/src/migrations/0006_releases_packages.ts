@@ -3,9 +3,10 @@
  * content-addressed blobs). The files themselves live on disk (BlobStorage); rows name them by
  * attachment UUID and blob SHA-256.
  *
- * Quota usage is summed from these tables per owner through the indexes below: release
- * attachments by repository (repo_id INCLUDE size, reached from repositories_owner_usage),
- * package files by version, versions by package, packages by owner or by linked repository.
+ * The quota lists read these tables per owner through the indexes below: release attachments by
+ * repository (repo_id INCLUDE size, reached from repositories_owner_usage), package files by
+ * version, versions by package, packages by owner or by linked repository. Usage totals are kept
+ * on write since 0007_usage_totals.
  * Publishers and uploaders keep no foreign key: their releases outlive their accounts (shown as
  * the ghost user), as in Forgejo.
  */

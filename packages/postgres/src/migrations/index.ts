@@ -6,6 +6,7 @@ import repositories from "./0003_repositories.ts"
 import quota from "./0004_quota.ts"
 import branches from "./0005_branches.ts"
 import releasesPackages from "./0006_releases_packages.ts"
+import usageTotals from "./0007_usage_totals.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -13,7 +14,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0003_repositories": repositories,
   "0004_quota": quota,
   "0005_branches": branches,
-  "0006_releases_packages": releasesPackages
+  "0006_releases_packages": releasesPackages,
+  "0007_usage_totals": usageTotals
 })
 
 export const layer = Migrations.layer(loader)

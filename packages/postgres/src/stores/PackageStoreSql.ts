@@ -2,7 +2,9 @@
  * PackageStore on Postgres (migration 0006). An upload upserts the package and version, then the
  * blob (locking it: ON CONFLICT DO UPDATE), then inserts the file; a deletion removes the file rows
  * and reports blobs no file refers to any more, deleting their rows (which locks them until the
- * caller's transaction ends). Names and versions match case-insensitively.
+ * caller's transaction ends). Names and versions match case-insensitively. Triggers of migration
+ * 0007 keep the size totals of versions, packages and their counted owner in step with every file
+ * written or deleted here (or by a cascade).
  */
 import { Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"

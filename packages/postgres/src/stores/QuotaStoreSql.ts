@@ -256,20 +256,16 @@ export const layer = Layer.effect(
       groupsOf: (ownerId) =>
         Effect.orDie(groupsWhere(sql`g.name IN (SELECT group_name FROM quota_group_users WHERE user_id = ${ownerId})`)),
 
-      // One query of indexed aggregates, no row leaves the database: repositories through
-      // repositories_owner_usage, release attachments of those repositories through attachments_repo_usage,
-      // package files through package_files_version_usage (packages linked to one of the owner's
-      // repositories, or linked to none and owned by the owner). LFS objects and artifacts have no tables
-      // yet; their leaves stay 0 until the issues that record them add their sums here.
+      // The totals kept on write (migration 0007): one row per repository of the owner, from
+      // repositories_owner_usage, plus the owner's unlinked packages. LFS objects and artifacts have
+      // no tables yet; their leaves stay 0 until the issues that record them add their totals here.
       usageOf: (ownerId) =>
         sql<{ repos_public: unknown; repos_private: unknown; attachments_releases: unknown; packages: unknown }>`SELECT
             COALESCE(sum(size) FILTER (WHERE NOT is_private), 0) AS repos_public,
             COALESCE(sum(size) FILTER (WHERE is_private), 0) AS repos_private,
-            (SELECT COALESCE(sum(a.size), 0) FROM repositories r JOIN attachments a ON a.repo_id = r.id
-              WHERE r.owner_id = ${ownerId}) AS attachments_releases,
-            (SELECT COALESCE(sum(f.size), 0) FROM ${ownedPackages(ownerId)}
-              JOIN package_versions v ON v.package_id = p.id
-              JOIN package_files f ON f.version_id = v.id) AS packages
+            COALESCE(sum(attachments_size), 0) AS attachments_releases,
+            COALESCE(sum(packages_size), 0)
+              + COALESCE((SELECT size FROM unlinked_package_usage WHERE owner_id = ${ownerId}), 0) AS packages
           FROM repositories WHERE owner_id = ${ownerId}`.pipe(
           Effect.map(([row]) => ({
             ...emptyUsage,

@@ -1,6 +1,8 @@
 /**
  * ReleaseStore on Postgres (migration 0006): releases and their attachments. Tag names are unique
  * per repository through `lower_tag_name`; a unique violation is the domain's AlreadyExists.
+ * Triggers of migration 0007 keep `repositories.attachments_size` in step with every attachment
+ * written or deleted here (or by a cascade).
  */
 import { Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
