@@ -9,7 +9,8 @@ import { Api } from "../api/Api.ts"
 import type { EditRepoOption } from "../api/ReposApi.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
-import { toCollaboratorPermissionJson } from "../wire/Repository.ts"
+import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
+import { RepositoryJson, SearchResultsJson, toCollaboratorPermissionJson } from "../wire/Repository.ts"
 import { userJsonFor } from "../wire/User.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
@@ -74,9 +75,9 @@ export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUnt
         )
         const result = yield* repositories.search(viewer, search)
         yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
-        return { ok: true, data: result.items.map(render) }
+        return plainJsonResponse(SearchResultsJson, { ok: true, data: result.items.map(render) })
       }))
-    .handle("repoGet", ({ params }) => Effect.map(lookup(params), render))
+    .handle("repoGet", ({ params }) => Effect.map(lookup(params), (found) => plainJsonResponse(RepositoryJson, render(found))))
     .handle("repoGetByID", ({ params }) =>
       Effect.gen(function*() {
         const viewer = yield* currentUser
