@@ -2,7 +2,8 @@
  * Usage totals kept up to date on write, so an owner's usage is read from one row per repository
  * plus one row, instead of summing every attachment and package file on each request:
  *
- * - `repositories.attachments_size`: bytes of the repository's release attachments;
+ * - `repositories.attachments_size` and `attachments_count`: bytes and number of the repository's
+ *   release attachments; `attachments.owner_id`: the repository's owner, for the owner's list;
  * - `package_versions.size`: bytes of the version's files; `packages.size`: bytes of its versions;
  * - `repositories.packages_size`: bytes of the packages linked to the repository (they count for
  *   its owner); `unlinked_package_usage`: bytes of an owner's packages linked to no repository.
@@ -19,22 +20,27 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
-/** Keeps `parent.total` equal to the sum of `child.size` over the children whose `key` is its id. */
-const rollUp = (child: string, key: string, parent: string, total: string) =>
+/**
+ * Keeps `parent.total` equal to the sum of `child.size` over the children whose `key` is its id,
+ * and `parent.count` (when named) equal to their number.
+ */
+const rollUp = (child: string, key: string, parent: string, total: string, count?: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const counted = (sign: string) => count === undefined ? "" : `, ${count} = ${count} ${sign} 1`
     yield* sql.unsafe(`CREATE FUNCTION ${child}_sizes_added_or_removed() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        UPDATE ${parent} p SET ${total} = p.${total} + d.delta
-        FROM (SELECT ${key} AS id, sum(size) * CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END AS delta
+        UPDATE ${parent} p SET ${total} = p.${total} + d.bytes${count === undefined ? "" : `, ${count} = p.${count} + d.items`}
+        FROM (SELECT ${key} AS id, sum(size) * CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END AS bytes,
+                count(*) * CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END AS items
               FROM changed GROUP BY ${key}) d
-        WHERE p.id = d.id AND d.delta <> 0;
+        WHERE p.id = d.id${count === undefined ? " AND d.bytes <> 0" : ""};
         RETURN NULL;
       END $$`)
     yield* sql.unsafe(`CREATE FUNCTION ${child}_size_moved() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        UPDATE ${parent} SET ${total} = ${total} - OLD.size WHERE id = OLD.${key};
-        UPDATE ${parent} SET ${total} = ${total} + NEW.size WHERE id = NEW.${key};
+        UPDATE ${parent} SET ${total} = ${total} - OLD.size${counted("-")} WHERE id = OLD.${key};
+        UPDATE ${parent} SET ${total} = ${total} + NEW.size${counted("+")} WHERE id = NEW.${key};
         RETURN NULL;
       END $$`)
     yield* sql.unsafe(`CREATE TRIGGER ${child}_sizes_added AFTER INSERT ON ${child}
@@ -52,7 +58,13 @@ export default Effect.gen(function*() {
 
   yield* sql`ALTER TABLE repositories
     ADD COLUMN attachments_size bigint NOT NULL DEFAULT 0,
+    ADD COLUMN attachments_count bigint NOT NULL DEFAULT 0,
     ADD COLUMN packages_size bigint NOT NULL DEFAULT 0`
+  yield* sql`ALTER TABLE attachments ADD COLUMN owner_id bigint`
+  yield* sql`UPDATE attachments a SET owner_id = r.owner_id FROM repositories r WHERE r.id = a.repo_id`
+  yield* sql`ALTER TABLE attachments ALTER COLUMN owner_id SET NOT NULL`
+  // The quota list of an owner's attachments, largest first, read in order from this index.
+  yield* sql`CREATE INDEX attachments_owner_size ON attachments (owner_id, size DESC, id)`
   yield* sql`ALTER TABLE package_versions ADD COLUMN size bigint NOT NULL DEFAULT 0`
   yield* sql`ALTER TABLE packages ADD COLUMN size bigint NOT NULL DEFAULT 0`
   yield* sql`
@@ -61,8 +73,8 @@ export default Effect.gen(function*() {
       size bigint NOT NULL
     )`
 
-  yield* sql`UPDATE repositories r SET attachments_size = a.size
-    FROM (SELECT repo_id, sum(size) AS size FROM attachments GROUP BY repo_id) a WHERE r.id = a.repo_id`
+  yield* sql`UPDATE repositories r SET attachments_size = a.size, attachments_count = a.items
+    FROM (SELECT repo_id, sum(size) AS size, count(*) AS items FROM attachments GROUP BY repo_id) a WHERE r.id = a.repo_id`
   yield* sql`UPDATE package_versions v SET size = f.size
     FROM (SELECT version_id, sum(size) AS size FROM package_files GROUP BY version_id) f WHERE v.id = f.version_id`
   yield* sql`UPDATE packages p SET size = v.size
@@ -73,7 +85,24 @@ export default Effect.gen(function*() {
   yield* sql`INSERT INTO unlinked_package_usage (owner_id, size)
     SELECT owner_id, sum(size) FROM packages WHERE repo_id IS NULL GROUP BY owner_id`
 
-  yield* rollUp("attachments", "repo_id", "repositories", "attachments_size")
+  yield* rollUp("attachments", "repo_id", "repositories", "attachments_size", "attachments_count")
+
+  // An attachment's owner is its repository's owner, taken on insert and followed on a transfer.
+  // The lock orders an insert after a transfer in progress, so it reads the new owner.
+  yield* sql`CREATE FUNCTION attachments_owner_taken() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      SELECT owner_id INTO NEW.owner_id FROM repositories WHERE id = NEW.repo_id FOR KEY SHARE;
+      RETURN NEW;
+    END $$`
+  yield* sql`CREATE TRIGGER attachments_owner_taken BEFORE INSERT OR UPDATE OF repo_id, owner_id ON attachments
+    FOR EACH ROW EXECUTE FUNCTION attachments_owner_taken()`
+  yield* sql`CREATE FUNCTION repositories_owner_followed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE attachments SET owner_id = NEW.owner_id WHERE repo_id = NEW.id;
+      RETURN NULL;
+    END $$`
+  yield* sql`CREATE TRIGGER repositories_owner_followed AFTER UPDATE OF owner_id ON repositories
+    FOR EACH ROW WHEN (OLD.owner_id <> NEW.owner_id) EXECUTE FUNCTION repositories_owner_followed()`
   yield* rollUp("package_files", "version_id", "package_versions", "size")
   yield* rollUp("package_versions", "package_id", "packages", "size")
 

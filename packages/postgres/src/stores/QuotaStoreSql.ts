@@ -78,7 +78,6 @@ interface AttachmentUsageRow {
   readonly repo_name: string
   readonly release_id: unknown
   readonly tag_name: string
-  readonly total: unknown
 }
 
 interface PackageUsageRow {
@@ -277,19 +276,20 @@ export const layer = Layer.effect(
           Effect.orDie
         ),
 
-      // Kiln has attachments on releases only (no issues yet).
+      // Kiln has attachments on releases only (no issues yet). The page is read in order from
+      // attachments_owner_size; the total is the sum of the counts kept per repository (0007).
       listAttachments: (ownerId, page) =>
         Effect.gen(function*() {
           const rows = yield* sql<AttachmentUsageRow>`SELECT a.id, a.name, a.size, o.name AS owner_name,
-              r.name AS repo_name, rel.id AS release_id, rel.tag_name, count(*) OVER () AS total
-            FROM repositories r
+              r.name AS repo_name, rel.id AS release_id, rel.tag_name
+            FROM attachments a
+            JOIN repositories r ON r.id = a.repo_id
             JOIN users o ON o.id = r.owner_id
-            JOIN attachments a ON a.repo_id = r.id
             JOIN releases rel ON rel.id = a.release_id
-            WHERE r.owner_id = ${ownerId}
+            WHERE a.owner_id = ${ownerId}
             ORDER BY a.size DESC, a.id LIMIT ${page.limit} OFFSET ${offsetOf(page)}`
-          const total = rows.length > 0 ? totalOf(rows) : totalOf(yield* sql<{ total: unknown }>`SELECT count(*) AS total
-            FROM repositories r JOIN attachments a ON a.repo_id = r.id WHERE r.owner_id = ${ownerId}`)
+          const total = totalOf(yield* sql<{ total: unknown }>`SELECT COALESCE(sum(attachments_count), 0) AS total
+            FROM repositories WHERE owner_id = ${ownerId}`)
           const items = rows.map((row) => ({
             id: int(row.id),
             name: row.name,
@@ -300,16 +300,15 @@ export const layer = Layer.effect(
           return { items, total }
         }).pipe(Effect.orDie),
 
+      // Versions with the sizes kept on write (0007), so no file row is read.
       listPackages: (ownerId, page) =>
         Effect.gen(function*() {
           const rows = yield* sql<PackageUsageRow>`SELECT v.id, o.name AS owner_name, p.type, p.name, v.version,
-              COALESCE(sum(f.size), 0) AS size, count(*) OVER () AS total
+              v.size, count(*) OVER () AS total
             FROM ${ownedPackages(ownerId)}
             JOIN users o ON o.id = p.owner_id
             JOIN package_versions v ON v.package_id = p.id
-            LEFT JOIN package_files f ON f.version_id = v.id
-            GROUP BY v.id, o.name, p.type, p.name, v.version
-            ORDER BY size DESC, v.id LIMIT ${page.limit} OFFSET ${offsetOf(page)}`
+            ORDER BY v.size DESC, v.id LIMIT ${page.limit} OFFSET ${offsetOf(page)}`
           const total = rows.length > 0 ? totalOf(rows) : totalOf(yield* sql<{ total: unknown }>`SELECT count(*) AS total
             FROM ${ownedPackages(ownerId)} JOIN package_versions v ON v.package_id = p.id`)
           const items = rows.map((row) => ({

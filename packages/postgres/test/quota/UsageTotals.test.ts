@@ -1,10 +1,11 @@
 /**
- * The usage totals kept on write (migration 0007) against fresh sums over the item rows, on PGlite
- * (or Postgres with KILN_TEST_DATABASE_URL): random sequences of uploads and deletions through the
- * stores, and the writes foreign keys and future features make without them (repository and
- * account deletion cascades, package links, repository transfers), across the repositories of a
- * user, of an organization and of an account that gets deleted; and concurrent uploads adding up
- * exactly. One database for the file: every run keeps what the previous ones left.
+ * The usage totals kept on write (migration 0007), and the quota lists read through them, against
+ * fresh sums and sorts over the item rows, on PGlite (or Postgres with KILN_TEST_DATABASE_URL):
+ * random sequences of uploads and deletions through the stores, and the writes foreign keys and
+ * future features make without them (repository and account deletion cascades, package links,
+ * repository transfers), across the repositories of a user, of an organization and of an account
+ * that gets deleted; and concurrent uploads adding up exactly. One database for the file: every
+ * run keeps what the previous ones left.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -105,12 +106,38 @@ const freshUsage = (ownerId: number) =>
     } satisfies Usage
   })
 
+/** The first attachments and package versions of `ownerId` by size, and their numbers, from the item rows. */
+const freshLists = (ownerId: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const attachments = yield* sql<{ id: unknown; size: unknown }>`SELECT a.id, a.size FROM attachments a
+      JOIN repositories r ON r.id = a.repo_id WHERE r.owner_id = ${ownerId} ORDER BY a.size DESC, a.id LIMIT ${LISTED}`
+    const [counted] = yield* sql<{ total: unknown }>`SELECT count(*) AS total FROM attachments a
+      JOIN repositories r ON r.id = a.repo_id WHERE r.owner_id = ${ownerId}`
+    const versions = yield* sql<{ id: unknown; size: unknown; total: unknown }>`SELECT v.id,
+        (SELECT COALESCE(sum(f.size), 0) FROM package_files f WHERE f.version_id = v.id) AS size, count(*) OVER () AS total
+      FROM package_versions v JOIN packages p ON p.id = v.package_id
+      WHERE (p.repo_id IS NULL AND p.owner_id = ${ownerId}) OR p.repo_id IN (SELECT id FROM repositories WHERE owner_id = ${ownerId})
+      ORDER BY size DESC, v.id LIMIT ${LISTED}`
+    return {
+      attachments: attachments.map((row) => [int(row.id), int(row.size)]),
+      attachmentTotal: int(counted?.total),
+      versions: versions.map((row) => [int(row.id), int(row.size)]),
+      versionTotal: versions[0] === undefined ? 0 : int(versions[0].total)
+    }
+  })
+
+const LISTED = 8
+
 /** Every kept total that differs from the sum over its rows, named; none when all agree. */
 const driftedTotals = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ drift: string }>`
     SELECT 'repository ' || r.id || ' attachments' AS drift FROM repositories r
       WHERE r.attachments_size <> (SELECT COALESCE(sum(size), 0) FROM attachments a WHERE a.repo_id = r.id)
+        OR r.attachments_count <> (SELECT count(*) FROM attachments a WHERE a.repo_id = r.id)
+    UNION ALL SELECT 'attachment ' || a.id || ' owner' FROM attachments a JOIN repositories r ON r.id = a.repo_id
+      WHERE a.owner_id <> r.owner_id
     UNION ALL SELECT 'repository ' || r.id || ' packages' FROM repositories r
       WHERE r.packages_size <> (SELECT COALESCE(sum(size), 0) FROM packages p WHERE p.repo_id = r.id)
     UNION ALL SELECT 'version ' || v.id FROM package_versions v
@@ -303,6 +330,14 @@ const expectTotalsAgree = (owners: Owners, after: string) =>
     assert.deepStrictEqual(yield* Effect.orDie(driftedTotals), [], `drifted after ${after}`)
     for (const owner of [owners.user, owners.org, owners.doomed]) {
       assert.deepStrictEqual(yield* quota.usageOf(owner), yield* Effect.orDie(freshUsage(owner)), `owner ${owner} after ${after}`)
+      const attachments = yield* quota.listAttachments(owner, { page: 1, limit: LISTED })
+      const versions = yield* quota.listPackages(owner, { page: 1, limit: LISTED })
+      assert.deepStrictEqual({
+        attachments: attachments.items.map((item) => [item.id, item.size]),
+        attachmentTotal: attachments.total,
+        versions: versions.items.map((item) => [item.id, item.size]),
+        versionTotal: versions.total
+      }, yield* Effect.orDie(freshLists(owner)), `lists of owner ${owner} after ${after}`)
     }
   })
 
