@@ -103,6 +103,7 @@ export default Effect.gen(function*() {
     END $$`
   yield* sql`CREATE TRIGGER repositories_owner_followed AFTER UPDATE OF owner_id ON repositories
     FOR EACH ROW WHEN (OLD.owner_id <> NEW.owner_id) EXECUTE FUNCTION repositories_owner_followed()`
+
   yield* rollUp("package_files", "version_id", "package_versions", "size")
   yield* rollUp("package_versions", "package_id", "packages", "size")
 
