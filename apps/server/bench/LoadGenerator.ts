@@ -16,7 +16,7 @@ export interface LoadSpec {
   readonly headers?: Readonly<Record<string, string>>
   /** GET when absent. */
   readonly method?: "GET" | "POST"
-  /** A request body; every `{{n}}` becomes a number unique to the request (so caches never answer). */
+  /** A request body; every `{{n}}` becomes a token unique to the request, across loads too (so caches never answer). */
   readonly body?: string
   readonly connections: number
   /** Load before the measured windows (JIT, pools, caches), not reported. */
@@ -51,6 +51,8 @@ export interface LoadResult {
   readonly windows: ReadonlyArray<WindowStats>
   /** Last window's req/s over the first's: 1 is steady, below 1 slowed down. */
   readonly drift: number
+  /** CPU seconds the load generator itself used over the measured windows: it shares the machine's cores. */
+  readonly generatorCpuSeconds: number
   /** 1-minute load average of the machine before and after: other work skews the figures. */
   readonly loadAverage: { readonly before: number; readonly after: number }
 }
@@ -58,20 +60,28 @@ export interface LoadResult {
 /** Messages between the driver and the worker. */
 export type WorkerRequest = { readonly type: "run"; readonly spec: LoadSpec }
 export type WorkerReply =
+  | { readonly type: "measuring" }
   | { readonly type: "window"; readonly stats: WindowStats }
   | { readonly type: "done"; readonly result: Omit<LoadResult, "loadAverage"> }
   | { readonly type: "failed"; readonly message: string }
 
 const isWorkerReply = (message: unknown): message is WorkerReply =>
   typeof message === "object" && message !== null && "type" in message &&
-  (message.type === "window" || message.type === "done" || message.type === "failed")
+  (message.type === "measuring" || message.type === "window" || message.type === "done" || message.type === "failed")
 
 /** Nearest-rank percentile of ascending `sorted`, 0 when empty. */
 export const percentile = (sorted: ArrayLike<number>, p: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0
 
-/** Runs one load; `onWindow` sees each window as it closes. */
-export const runLoad = (spec: LoadSpec, onWindow: (stats: WindowStats) => void = () => {}): Promise<LoadResult> =>
+/**
+ * Runs one load; `onWindow` sees each window as it closes, `onMeasuring` the end of the warm-up (the
+ * moment to start sampling anything measured alongside).
+ */
+export const runLoad = (
+  spec: LoadSpec,
+  onWindow: (stats: WindowStats) => void = () => {},
+  onMeasuring: () => void = () => {}
+): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
     const before = Os.loadavg()[0] ?? 0
     const worker = ChildProcess.fork(new URL("./loadWorker.ts", import.meta.url), [], {
@@ -88,7 +98,8 @@ export const runLoad = (spec: LoadSpec, onWindow: (stats: WindowStats) => void =
     }
     worker.on("message", (message) => {
       if (!isWorkerReply(message)) return
-      if (message.type === "window") onWindow(message.stats)
+      if (message.type === "measuring") onMeasuring()
+      else if (message.type === "window") onWindow(message.stats)
       else if (message.type === "failed") settle(() => reject(new Error(`load ${spec.label}: ${message.message}`)))
       else settle(() => resolve({ ...message.result, loadAverage: { before, after: Os.loadavg()[0] ?? 0 } }))
     })

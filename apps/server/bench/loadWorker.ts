@@ -2,6 +2,7 @@
  * The load generator's process (forked by LoadGenerator.ts): receives a LoadSpec, runs a warm-up and
  * then one sustained autocannon run, and reports each window as it closes and the totals at the end.
  */
+import { randomUUID } from "node:crypto"
 import { createRequire } from "node:module"
 import { type LoadSpec, percentile, type WindowStats, type WorkerReply, type WorkerRequest } from "./LoadGenerator.ts"
 
@@ -31,6 +32,9 @@ type Autocannon = (
 // autocannon is CommonJS without type declarations: the cast names the shape used above.
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon
 
+// Each load runs in a process of its own: the prefix keeps its bodies apart from earlier loads' ones,
+// which a server's cache may still hold.
+const loadId = randomUUID()
 let requestNumber = 0
 
 const send = (reply: WorkerReply): void => {
@@ -75,7 +79,7 @@ const drive = (
     const pick = (request: AutocannonRequest): AutocannonRequest => ({
       ...request,
       path: paths[Math.floor(Math.random() * paths.length)] ?? "/",
-      ...(body === undefined ? {} : { body: body.replaceAll("{{n}}", String(requestNumber++)) })
+      ...(body === undefined ? {} : { body: body.replaceAll("{{n}}", `${loadId}-${requestNumber++}`) })
     })
     const instance = autocannon({
       url: spec.baseUrl,
@@ -104,6 +108,8 @@ const run = async (spec: LoadSpec): Promise<void> => {
     closed.push(stats)
     send({ type: "window", stats })
   }
+  send({ type: "measuring" })
+  const cpuBefore = process.cpuUsage()
   // A response is filed by the time it completed, so a window is whole once its end has passed.
   const started = performance.now()
   const timers = windows.slice(1).map((window) => setTimeout(close, window.index * windowMs + 50))
@@ -127,6 +133,7 @@ const run = async (spec: LoadSpec): Promise<void> => {
   } finally {
     for (const timer of timers) clearTimeout(timer)
   }
+  const cpu = process.cpuUsage(cpuBefore)
   while (closed.length < spec.windows) close()
 
   const sorted = Float64Array.from(all).sort()
@@ -147,7 +154,8 @@ const run = async (spec: LoadSpec): Promise<void> => {
       non2xx,
       errors,
       windows: closed,
-      drift: first === 0 ? 0 : last / first
+      drift: first === 0 ? 0 : last / first,
+      generatorCpuSeconds: (cpu.user + cpu.system) / 1e6
     }
   })
 }
