@@ -36,6 +36,7 @@ import * as PackageStoreSql from "@kiln/postgres/stores/PackageStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
 import * as QuotaStoreSql from "@kiln/postgres/stores/QuotaStoreSql"
 import * as ReleaseStoreSql from "@kiln/postgres/stores/ReleaseStoreSql"
+import * as RepositoryRedirectStoreSql from "@kiln/postgres/stores/RepositoryRedirectStoreSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
@@ -54,7 +55,7 @@ export const Stores = Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.lay
     WebhookStoreSql.layer
   )))
   .pipe(Layer.merge(QuotaStoreSql.layer))
-  .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryTransactionsSql.layer)))
+  .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryRedirectStoreSql.layer, RepositoryTransactionsSql.layer)))
   .pipe(Layer.merge(Layer.mergeAll(BranchStoreSql.layer, CommitStatusStoreSql.layer)))
   .pipe(Layer.merge(Layer.mergeAll(ReleaseStoreSql.layer, PackageStoreSql.layer)))
 
@@ -65,8 +66,19 @@ export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
   GitStorageLive(join(Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir }), "repositories"))))
 
 /**
- * Archives (cached under `<KILN_DATA_DIR>/archives`), forks and migrations over the same
- * repositories, with the migration host policy and size limit from KILN_MIGRATIONS_*.
+ * Archives of the repositories, cached under `<KILN_DATA_DIR>/archives` up to KILN_ARCHIVE_CACHE_MAX_SIZE
+ * (unbounded for an embedding without a KilnConfig). The repository service forgets a repository's
+ * archives when it is deleted or renamed.
+ */
+export const ArchiveCache = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) => {
+  const dataDir = Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir })
+  const maxBytes = Option.match(config, { onNone: () => ({}), onSome: (settings) => ({ maxBytes: settings.archiveCacheMaxSize }) })
+  return GitArchivesLive(join(dataDir, "repositories"), { cacheDir: join(dataDir, "archives"), ...maxBytes })
+}))
+
+/**
+ * Archives, forks and migrations over the same repositories, with the migration host policy and
+ * size limit from KILN_MIGRATIONS_*.
  */
 export const RepositoryContent = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) => {
   const dataDir = Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir })
@@ -83,7 +95,7 @@ export const RepositoryContent = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
   return Layer.mergeAll(
     // The HTTP handlers of archives and editorconfig read commits through it.
     RepositoryStorage,
-    GitArchivesLive(root, { cacheDir: join(dataDir, "archives") }),
+    ArchiveCache,
     GitTransfersLive(root, { maxSize: policy.maxSize }),
     Layer.succeed(MigrationSettings, policy)
   )
@@ -93,7 +105,9 @@ export const RepositoryContent = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
 export const BranchesLive = Branches.layer.pipe(Layer.provide(RepositoryStorage))
 export const CommitStatusesLive = CommitStatuses.layer.pipe(Layer.provide(RepositoryStorage))
 
-export const RepositoriesLive = Repositories.layer.pipe(Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer, BranchesLive)))
+export const RepositoriesLive = Repositories.layer.pipe(
+  Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer, BranchesLive, ArchiveCache))
+)
 
 /**
  * Release attachments and package blobs under `<KILN_DATA_DIR>` (attachments/, packages/, tmp/),

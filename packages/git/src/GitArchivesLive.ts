@@ -8,26 +8,37 @@
  * output is the reference the archives must match (paths, modes, symlinks, commit-time mtimes).
  * The files are named by commit id, prefix and format, which fix their bytes; a file is written
  * under a temporary name and renamed, so readers never see a partial archive.
+ *
+ * Each repository's archives sit in a directory named by its id (`<cacheDir>/<id>/`), removed
+ * whole when the repository is deleted or renamed. The cache is bounded: every use marks a file's
+ * mtime, and once the files pass `maxBytes` those used longest ago go first, down to 80% of it.
+ * Files used in the last minute stay, so an archive is never removed between being found and being
+ * opened for its response.
  */
 import { spawn } from "node:child_process"
 import { createReadStream, createWriteStream } from "node:fs"
-import { mkdir, mkdtemp, rename, rm, stat, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { pipeline } from "node:stream/promises"
 import { Effect, Layer, Stream } from "effect"
 import { Invalid, NotFound } from "@kiln/domain/errors"
-import { type Archive, type ArchiveFormat, GitArchives } from "@kiln/domain/git/GitArchives"
+import { type Archive, type ArchivedRepository, type ArchiveFormat, GitArchives } from "@kiln/domain/git/GitArchives"
 import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { isValidRefName } from "@kiln/domain/git/RefName"
 import { runGit } from "./GitCommand.ts"
-import { isStorageName, repositoryPath, stagingPath } from "./RepositoryPaths.ts"
+import { isStorageName, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
 
 export interface GitArchivesOptions {
   /** Where finished archives are kept. */
   readonly cacheDir: string
+  /** Bytes of archives kept; past it, those used longest ago are removed. Unbounded when absent. */
+  readonly maxBytes?: number
   readonly gitBinary?: string
 }
+
+/** How long a used archive is safe from removal: far longer than finding it and opening it takes. */
+const IN_USE_MS = 60_000
 
 const fullId = /^[0-9a-f]{40}$/
 
@@ -73,11 +84,71 @@ const writeBundle = async (gitBinary: string, gitdir: string, commitId: string, 
 
 const extensionOf: Record<ArchiveFormat, string> = { zip: "zip", "tar.gz": "tar.gz", bundle: "bundle" }
 
+/** A finished archive's file name (work files carry a suffix after it). */
+const archiveName = /^[0-9a-f]{40}-[A-Za-z0-9._-]+\.(?:zip|tar\.gz|bundle)$/
+
+interface CachedFile {
+  readonly path: string
+  readonly size: number
+  /** The file's mtime: when it was made or last served. */
+  readonly usedAt: number
+}
+
+/** Every finished archive under `cacheDir`, one directory per repository. */
+const listCache = async (cacheDir: string): Promise<ReadonlyArray<CachedFile>> => {
+  const directories = await readdir(cacheDir, { withFileTypes: true }).catch(() => [])
+  const files: Array<CachedFile> = []
+  for (const directory of directories) {
+    if (!directory.isDirectory()) continue
+    const names = await readdir(join(cacheDir, directory.name)).catch(() => [])
+    for (const name of names) {
+      if (!archiveName.test(name)) continue
+      const path = join(cacheDir, directory.name, name)
+      // Removed meanwhile (discarded, pruned): nothing to count.
+      const info = await stat(path).catch(() => undefined)
+      if (info?.isFile() === true) files.push({ path, size: info.size, usedAt: info.mtimeMs })
+    }
+  }
+  return files
+}
+
+const sizeOf = (files: ReadonlyArray<CachedFile>) => files.reduce((sum, file) => sum + file.size, 0)
+
+const isMissing = (error: unknown) => error instanceof Error && "code" in error && error.code === "ENOENT"
+
 export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
   Effect.sync(() => {
     const gitBinary = options.gitBinary ?? "git"
     /** Archives being written in this process: concurrent requests for one wait for the same file. */
     const pending = new Map<string, Promise<void>>()
+    /** Bytes in the cache, counted when the first archive is made (and after a discard). */
+    let cachedBytes: number | undefined
+    let pruning: Promise<void> | undefined
+
+    /** Removes the archives used longest ago, none in use, until the cache is down to 80% of its bound. */
+    const prune = async (maxBytes: number) => {
+      const files = [...await listCache(options.cacheDir)].sort((a, b) => a.usedAt - b.usedAt)
+      let total = sizeOf(files)
+      const inUseSince = Date.now() - IN_USE_MS
+      for (const file of files) {
+        if (total <= maxBytes * 0.8 || file.usedAt > inUseSince) break
+        await rm(file.path, { force: true })
+        total -= file.size
+      }
+      cachedBytes = total
+    }
+
+    /** Counts a new archive in, and prunes (one pass at a time) once the cache is past its bound. */
+    const counted = async (size: number) => {
+      const maxBytes = options.maxBytes
+      if (maxBytes === undefined) return
+      cachedBytes = cachedBytes === undefined ? sizeOf(await listCache(options.cacheDir)) : cachedBytes + size
+      if (cachedBytes <= maxBytes || pruning !== undefined) return
+      pruning = prune(maxBytes).finally(() => {
+        pruning = undefined
+      })
+      await pruning
+    }
 
     const generate = async (gitdir: string, commitId: string, format: ArchiveFormat, prefix: string, file: string) => {
       await mkdir(dirname(file), { recursive: true })
@@ -91,14 +162,20 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
       } finally {
         await rm(temporary, { force: true })
       }
+      await counted((await stat(file)).size)
     }
 
     const ensure = (gitdir: string, commitId: string, format: ArchiveFormat, prefix: string, file: string): Promise<void> => {
       const running = pending.get(file)
       if (running !== undefined) return running
-      const started = stat(file).then(
+      // Marking the file used is also the test that it is there.
+      const now = new Date()
+      const started = utimes(file, now, now).then(
         () => undefined,
-        () => generate(gitdir, commitId, format, prefix, file)
+        (error: unknown) => {
+          if (!isMissing(error)) throw error
+          return generate(gitdir, commitId, format, prefix, file)
+        }
       ).finally(() => pending.delete(file))
       pending.set(file, started)
       return started
@@ -125,6 +202,8 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
         return gitdir
       })
 
+    const repositoryDir = (repositoryId: number) => join(options.cacheDir, String(repositoryId))
+
     return GitArchives.of({
       resolve: (location, ref) =>
         Effect.gen(function*() {
@@ -140,12 +219,15 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
           return { id, committedAt: Number(seconds) }
         }),
 
-      archive: (location: RepositoryLocation, commitId, format, prefix) =>
+      archive: (repository: ArchivedRepository, commitId, format, prefix) =>
         Effect.gen(function*() {
           if (!isStorageName(prefix)) return yield* new Invalid({ message: `not a repository name: ${prefix}` })
           if (!fullId.test(commitId)) return yield* new Invalid({ message: `not a commit id: ${commitId}` })
-          const gitdir = yield* open(location)
-          const file = join(options.cacheDir, commitId.slice(0, 2), `${commitId}-${prefix}.${extensionOf[format]}`)
+          if (!Number.isSafeInteger(repository.id) || repository.id <= 0) {
+            return yield* new Invalid({ message: `not a repository id: ${repository.id}` })
+          }
+          const gitdir = yield* open(repository.location)
+          const file = join(repositoryDir(repository.id), `${commitId}-${prefix}.${extensionOf[format]}`)
           yield* Effect.tryPromise({
             try: () => ensure(gitdir, commitId, format, prefix, file),
             catch: (error) => new GitStorageFailure({ operation: "archive", message: describe(error) })
@@ -155,6 +237,23 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
             catch: (error) => new GitStorageFailure({ operation: "archive", message: describe(error) })
           })
           return readFile(file, size)
+        }),
+
+      discard: (repositoryId) =>
+        Effect.tryPromise({
+          try: async () => {
+            if (!Number.isSafeInteger(repositoryId) || repositoryId <= 0) return
+            // Out of the way in one step, so that nothing is served from a half-removed directory.
+            const trash = trashPath(repositoryDir(repositoryId))
+            const moved = await rename(repositoryDir(repositoryId), trash).then(() => true, (error: unknown) => {
+              if (isMissing(error)) return false
+              throw error
+            })
+            if (!moved) return
+            await rm(trash, { recursive: true, force: true })
+            cachedBytes = undefined
+          },
+          catch: (error) => new GitStorageFailure({ operation: "discard archives", message: describe(error) })
         })
     })
   })

@@ -36,6 +36,8 @@ export type GitAccessDecision =
   | { readonly kind: "unauthorized" }
   | { readonly kind: "forbidden" }
   | { readonly kind: "not-found" }
+  /** The repository was renamed: the same request goes to its current `owner/repo` (301). */
+  | { readonly kind: "moved"; readonly owner: string; readonly repo: string }
 
 export interface Push {
   readonly owner: string
@@ -83,6 +85,19 @@ export const parseSmartHttpPath = (pathname: string): SmartHttpRoute | undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * The request's path and query with its `/{owner}/{repo}` replaced, the mount point, a `.git`
+ * suffix and the action kept: git follows the 301 of `info/refs` and fetches from there.
+ */
+export const movedPath = (url: URL, to: { readonly owner: string; readonly repo: string }): string => {
+  const match = routePattern.exec(url.pathname)
+  if (match === null) return `${url.pathname}${url.search}`
+  const [, , repo = "", action = ""] = match
+  const suffix = repo.endsWith(".git") ? ".git" : ""
+  const mount = url.pathname.slice(0, match.index)
+  return `${mount}/${encodeURIComponent(to.owner)}/${encodeURIComponent(to.repo)}${suffix}/${action}${url.search}`
 }
 
 const parseBasic = (header: string | undefined): GitCredentials | undefined => {
@@ -236,6 +251,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         return plain(res, 403, "Forbidden")
       case "not-found":
         return plain(res, 404, "Not Found")
+      case "moved":
+        return plain(res, 301, "Moved Permanently", { Location: movedPath(url, decision) })
       case "allowed":
         break
     }

@@ -1,6 +1,6 @@
 import { afterAll, assert, beforeAll, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { mkdir, symlink, chmod, writeFile, readdir } from "node:fs/promises"
+import { mkdir, symlink, chmod, writeFile, readdir, utimes } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, Stream } from "effect"
 import type { ArchiveFormat } from "@kiln/domain/git/GitArchives"
@@ -28,6 +28,8 @@ beforeAll(async () => {
 })
 afterAll(() => sandbox.dispose())
 
+const repo = { id: 7, location: { owner: "ada", name: "repo" } }
+
 const bytesOf = (stream: Stream.Stream<Uint8Array, unknown>) =>
   Effect.map(Stream.runCollect(stream), (chunks) => Buffer.concat([...chunks]))
 
@@ -40,21 +42,21 @@ it.effect("writes git's own archive bytes once and serves them again, whole or b
   Effect.gen(function*() {
     const archives = yield* makeGitArchives(root, { cacheDir: sandbox.path("cache") })
     for (const format of ["zip", "tar.gz"] as const satisfies ReadonlyArray<ArchiveFormat>) {
-      const first = yield* archives.archive({ owner: "ada", name: "repo" }, commit, format, "repo")
+      const first = yield* archives.archive(repo, commit, format, "repo")
       const bytes = yield* bytesOf(first.read())
       assert.strictEqual(bytes.length, first.size)
       assert.isTrue(bytes.equals(yield* Effect.promise(() => gitArchive(format))), format)
-      const second = yield* archives.archive({ owner: "ada", name: "repo" }, commit, format, "repo")
+      const second = yield* archives.archive(repo, commit, format, "repo")
       assert.isTrue((yield* bytesOf(second.read({ start: 3, end: 9 }))).equals(bytes.subarray(3, 10)))
     }
-    const cached = yield* Effect.promise(() => readdir(join(sandbox.path("cache"), commit.slice(0, 2))))
+    const cached = yield* Effect.promise(() => readdir(join(sandbox.path("cache"), "7")))
     assert.deepStrictEqual(cached.sort(), [`${commit}-repo.tar.gz`, `${commit}-repo.zip`])
   }))
 
 it.effect("makes a bundle that git clones", () =>
   Effect.gen(function*() {
     const archives = yield* makeGitArchives(root, { cacheDir: sandbox.path("cache") })
-    const bundle = yield* archives.archive({ owner: "ada", name: "repo" }, commit, "bundle", "repo")
+    const bundle = yield* archives.archive(repo, commit, "bundle", "repo")
     const file = sandbox.path("repo.bundle")
     const bytes = yield* bytesOf(bundle.read())
     yield* Effect.promise(() => writeFile(file, bytes))
@@ -65,9 +67,9 @@ it.effect("makes a bundle that git clones", () =>
 it.effect("refuses ids that are not full commit ids and unknown repositories", () =>
   Effect.gen(function*() {
     const archives = yield* makeGitArchives(root, { cacheDir: sandbox.path("cache") })
-    const short = yield* Effect.flip(archives.archive({ owner: "ada", name: "repo" }, commit.slice(0, 7), "zip", "repo"))
+    const short = yield* Effect.flip(archives.archive(repo, commit.slice(0, 7), "zip", "repo"))
     assert.strictEqual(short._tag, "Invalid")
-    const missing = yield* Effect.flip(archives.archive({ owner: "ada", name: "none" }, commit, "zip", "none"))
+    const missing = yield* Effect.flip(archives.archive({ id: 8, location: { owner: "ada", name: "none" } }, commit, "zip", "none"))
     assert.strictEqual(missing._tag, "NotFound")
   }))
 
@@ -82,4 +84,47 @@ it.effect("resolves branches, tags and short ids with the git CLI, and nothing e
     for (const ref of ["nope", "--output=/tmp/x", "main..main", "HEAD~1", "main^{tree}"]) {
       assert.strictEqual((yield* Effect.flip(archives.resolve({ owner: "ada", name: "repo" }, ref)))._tag, "NotFound", ref)
     }
+  }))
+
+const listed = (dir: string) => readdir(dir).catch(() => [])
+
+it.effect("forgets the archives of one repository, and makes them again when asked", () =>
+  Effect.gen(function*() {
+    const cacheDir = sandbox.path("discarded")
+    const archives = yield* makeGitArchives(root, { cacheDir })
+    const other = { ...repo, id: 9 }
+    yield* archives.archive(repo, commit, "zip", "repo")
+    yield* archives.archive(other, commit, "tar.gz", "repo")
+    yield* archives.discard(repo.id)
+    assert.deepStrictEqual((yield* Effect.promise(() => listed(cacheDir))).sort(), ["9"])
+    // Nothing kept for it any more: also fine.
+    yield* archives.discard(repo.id)
+    const again = yield* archives.archive(repo, commit, "zip", "repo")
+    assert.isTrue((yield* bytesOf(again.read())).equals(yield* Effect.promise(() => gitArchive("zip"))))
+    assert.deepStrictEqual(yield* Effect.promise(() => listed(join(cacheDir, "7"))), [`${commit}-repo.zip`])
+  }))
+
+it.effect("keeps the cache within its bound by removing the archives used longest ago, never those in use", () =>
+  Effect.gen(function*() {
+    const cacheDir = sandbox.path("bounded")
+    const size = (yield* Effect.promise(() => gitArchive("zip"))).length
+    const archives = yield* makeGitArchives(root, { cacheDir, maxBytes: Math.floor(size * 2.6) })
+    const fileOf = (id: number) => join(cacheDir, String(id), `${commit}-repo.zip`)
+    const make = (id: number) => archives.archive({ ...repo, id }, commit, "zip", "repo")
+    const lastUsed = (id: number, hoursAgo: number) => {
+      const when = new Date(Date.now() - hoursAgo * 3_600_000)
+      return Effect.promise(() => utimes(fileOf(id), when, when))
+    }
+    yield* make(1)
+    yield* make(2)
+    yield* lastUsed(1, 3)
+    yield* lastUsed(2, 2)
+    // Serving archive 1 again marks it used: archive 2 is now the one used longest ago.
+    yield* make(1)
+    yield* make(3)
+    const present = (id: number) => Effect.promise(() => listed(join(cacheDir, String(id))).then((names) => names.length === 1))
+    assert.deepStrictEqual([yield* present(1), yield* present(2), yield* present(3)], [true, false, true])
+    // Past the bound again, but everything left was used within the last minute: nothing goes.
+    yield* make(4)
+    assert.deepStrictEqual([yield* present(1), yield* present(3), yield* present(4)], [true, true, true])
   }))

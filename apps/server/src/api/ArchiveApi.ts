@@ -5,7 +5,14 @@
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ApiBadRequest, ApiForbidden, ApiInternalError, ApiNotFound, ApiUnauthorized } from "../http/ApiErrors.ts"
+import {
+  ApiBadRequest,
+  ApiForbidden,
+  ApiInternalError,
+  ApiMovedPermanentlyResponse,
+  ApiNotFound,
+  ApiUnauthorized
+} from "../http/ApiErrors.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { API_PREFIX } from "./Paths.ts"
 
@@ -14,7 +21,11 @@ const tailPath = {
   repo: Schema.String,
   "*": Schema.String.annotate({ description: "the git reference and archive extension, e.g. `main.zip`" })
 }
-const Errors = [ApiBadRequest, ApiUnauthorized, ApiForbidden, ApiNotFound, ApiInternalError] as const
+const Errors = [
+  ApiBadRequest, ApiUnauthorized, ApiForbidden, ApiNotFound, ApiInternalError,
+  // An old name of a renamed repository.
+  ApiMovedPermanentlyResponse
+] as const
 const ArchiveBody = HttpApiSchema.StreamUint8Array({ contentType: "application/octet-stream" })
 
 const shortcut = <const Identifier extends string, const Segment extends string>(identifier: Identifier, segment: Segment, format: string) =>

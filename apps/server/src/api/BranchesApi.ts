@@ -6,6 +6,7 @@ import {
   ApiForbidden,
   ApiInternalError,
   ApiLocked,
+  ApiMovedPermanentlyResponse,
   ApiNotFound,
   ApiPayloadTooLarge,
   ApiUnauthorized,
@@ -31,7 +32,11 @@ const repoPath = { owner: Schema.String, repo: Schema.String }
  * `/branches`, which the listing holds.
  */
 const branchPath = { ...repoPath, branch: Schema.String, "*": Schema.optional(Schema.String) }
-const Errors = [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError] as const
+const Errors = [
+  ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError,
+  // An old name of a renamed repository.
+  ApiMovedPermanentlyResponse
+] as const
 
 export class BranchesApi extends HttpApiGroup.make("repositoryBranches").add(
   HttpApiEndpoint.get("repoListBranches", "/repos/:owner/:repo/branches", {

@@ -5,7 +5,15 @@
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ApiBadRequest, ApiForbidden, ApiInternalError, ApiNotFound, ApiUnauthorized, ApiValidationFailed } from "../http/ApiErrors.ts"
+import {
+  ApiBadRequest,
+  ApiForbidden,
+  ApiInternalError,
+  ApiMovedPermanentlyResponse,
+  ApiNotFound,
+  ApiUnauthorized,
+  ApiValidationFailed
+} from "../http/ApiErrors.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { CombinedStatusJson, CommitStatusJson } from "../wire/CommitStatus.ts"
 import { optionPayload } from "../wire/OptionSchema.ts"
@@ -21,7 +29,11 @@ export const CreateStatusOption = optionPayload("CreateStatusOption", {
 
 const shaPath = { owner: Schema.String, repo: Schema.String, sha: Schema.String }
 const refPath = { owner: Schema.String, repo: Schema.String, ref: Schema.String }
-const Errors = [ApiBadRequest, ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError] as const
+const Errors = [
+  ApiBadRequest, ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError,
+  // An old name of a renamed repository.
+  ApiMovedPermanentlyResponse
+] as const
 
 const ListQuery = {
   sort: Schema.optional(Schema.String.annotate({

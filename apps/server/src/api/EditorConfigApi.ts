@@ -1,7 +1,13 @@
 /** Spec 4.4 `repoGetEditorConfig` (api-facts §4.10): the EditorConfig definition of one file name. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { ApiForbidden, ApiInternalError, ApiNotFound, ApiUnauthorized } from "../http/ApiErrors.ts"
+import {
+  ApiForbidden,
+  ApiInternalError,
+  ApiMovedPermanentlyResponse,
+  ApiNotFound,
+  ApiUnauthorized
+} from "../http/ApiErrors.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { API_PREFIX } from "./Paths.ts"
 
@@ -18,6 +24,6 @@ export class EditorConfigApi extends HttpApiGroup.make("repositoryEditorConfig")
     params: { owner: Schema.String, repo: Schema.String, filepath: Schema.String },
     query: { ref: Schema.optional(Schema.String.annotate({ description: "The name of the commit/branch/tag. Default the repository’s default branch (usually master)" })) },
     success: EditorConfigDefinitionJson,
-    error: [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiInternalError]
+    error: [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiInternalError, ApiMovedPermanentlyResponse]
   }).annotate(OpenApi.Summary, "Get the EditorConfig definitions of a file in a repository")
 ).annotate(ScopeCategories, ["repository"]).prefix(API_PREFIX) {}

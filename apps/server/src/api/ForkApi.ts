@@ -5,6 +5,7 @@ import {
   ApiConflict,
   ApiForbidden,
   ApiInternalError,
+  ApiMovedPermanentlyResponse,
   ApiNotFound,
   ApiUnauthorized,
   ApiValidationFailed
@@ -21,7 +22,11 @@ export const CreateForkOption = optionPayload("CreateForkOption", {
 })
 
 const repoPath = { owner: Schema.String, repo: Schema.String }
-const Errors = [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError] as const
+const Errors = [
+  ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError,
+  // An old name of a renamed repository.
+  ApiMovedPermanentlyResponse
+] as const
 
 export class ForkApi extends HttpApiGroup.make("repositoryFork").add(
   HttpApiEndpoint.get("listForks", "/repos/:owner/:repo/forks", {

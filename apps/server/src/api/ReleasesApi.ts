@@ -10,6 +10,7 @@ import {
   ApiConflict,
   ApiForbidden,
   ApiInternalError,
+  ApiMovedPermanentlyResponse,
   ApiNotFound,
   ApiPayloadTooLarge,
   ApiUnauthorized,
@@ -45,7 +46,11 @@ export const EditReleaseOption = optionPayload("EditReleaseOption", {
 const repo = { owner: Schema.String, repo: Schema.String }
 const release = { ...repo, id: IntQuery.annotate({ description: "id of the release" }) }
 const asset = { ...release, attachment_id: IntQuery.annotate({ description: "id of the attachment" }) }
-const Errors = [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError] as const
+const Errors = [
+  ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError,
+  // An old name of a renamed repository.
+  ApiMovedPermanentlyResponse
+] as const
 
 /** What an upload may carry; read by the handler as streams, never buffered. */
 const UploadForm = Schema.Struct({

@@ -5,6 +5,7 @@ import {
   ApiConflict,
   ApiForbidden,
   ApiInternalError,
+  ApiMovedPermanentlyResponse,
   ApiNotFound,
   ApiUnauthorized,
   ApiValidationFailed
@@ -57,6 +58,8 @@ export const AddCollaboratorOption = optionPayload("AddCollaboratorOption", {
 const repoPath = { owner: Schema.String, repo: Schema.String }
 const collaboratorPath = { ...repoPath, collaborator: Schema.String }
 const Errors = [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError] as const
+/** Routes that name a repository: its old name after a rename answers 301. */
+const RepoErrors = [...Errors, ApiMovedPermanentlyResponse] as const
 
 export const SearchQuery = {
   q: Schema.optional(Schema.String),
@@ -86,18 +89,18 @@ export class ReposApi extends HttpApiGroup.make("repository").add(
   HttpApiEndpoint.get("repoGet", "/repos/:owner/:repo", {
     params: repoPath,
     success: RepositoryJson,
-    error: Errors
+    error: RepoErrors
   }).annotate(OpenApi.Summary, "Get a repository"),
   HttpApiEndpoint.patch("repoEdit", "/repos/:owner/:repo", {
     params: repoPath,
     payload: EditRepoOption,
     success: RepositoryJson,
-    error: [...Errors, ApiConflict]
+    error: [...RepoErrors, ApiConflict]
   }).annotate(OpenApi.Summary, "Edit a repository's properties. Only fields that are set will be changed."),
   HttpApiEndpoint.delete("repoDelete", "/repos/:owner/:repo", {
     params: repoPath,
     success: HttpApiSchema.NoContent,
-    error: Errors
+    error: RepoErrors
   }).annotate(OpenApi.Summary, "Delete a repository"),
   HttpApiEndpoint.get("repoGetByID", "/repositories/:id", {
     params: { id: Schema.String },
@@ -108,27 +111,27 @@ export class ReposApi extends HttpApiGroup.make("repository").add(
     params: repoPath,
     query: PagingQuery,
     success: Schema.Array(UserJson),
-    error: Errors
+    error: RepoErrors
   }).annotate(OpenApi.Summary, "List a repository's collaborators"),
   HttpApiEndpoint.get("repoCheckCollaborator", "/repos/:owner/:repo/collaborators/:collaborator", {
     params: collaboratorPath,
     success: HttpApiSchema.NoContent,
-    error: Errors
+    error: RepoErrors
   }).annotate(OpenApi.Summary, "Check if a user is a collaborator of a repository"),
   HttpApiEndpoint.put("repoAddCollaborator", "/repos/:owner/:repo/collaborators/:collaborator", {
     params: collaboratorPath,
     payload: AddCollaboratorOption,
     success: HttpApiSchema.NoContent,
-    error: Errors
+    error: RepoErrors
   }).annotate(OpenApi.Summary, "Add a collaborator to a repository"),
   HttpApiEndpoint.delete("repoDeleteCollaborator", "/repos/:owner/:repo/collaborators/:collaborator", {
     params: collaboratorPath,
     success: HttpApiSchema.NoContent,
-    error: Errors
+    error: RepoErrors
   }).annotate(OpenApi.Summary, "Delete a collaborator from a repository"),
   HttpApiEndpoint.get("repoGetRepoPermissions", "/repos/:owner/:repo/collaborators/:collaborator/permission", {
     params: collaboratorPath,
     success: RepoCollaboratorPermissionJson,
-    error: Errors
+    error: RepoErrors
   }).annotate(OpenApi.Summary, "Get repository permissions for a user")
 ).annotate(ScopeCategories, ["repository"]).prefix(API_PREFIX) {}

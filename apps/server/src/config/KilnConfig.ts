@@ -35,6 +35,8 @@ export interface KilnSettings {
   readonly migrationsAllowLocalPaths: boolean
   /** Bytes a migration may take before it is aborted. */
   readonly migrationsMaxSize: number
+  /** Bytes of archives kept on disk; past it, those used longest ago are removed. */
+  readonly archiveCacheMaxSize: number
 }
 
 export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
@@ -105,6 +107,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const migrationsAllowLocalPaths = yield* readEach(problems, "KILN_MIGRATIONS_ALLOW_LOCAL_PATHS", Config.Boolean("KILN_MIGRATIONS_ALLOW_LOCAL_PATHS").pipe(Config.withDefault(false)))
   const accessLog = yield* readEach(problems, "KILN_ACCESS_LOG", Config.Boolean("KILN_ACCESS_LOG").pipe(Config.withDefault(true)))
   const migrationsMaxSize = yield* readEach(problems, "KILN_MIGRATIONS_MAX_SIZE", byteCount("KILN_MIGRATIONS_MAX_SIZE", 2048 * MiB))
+  const archiveCacheMaxSize = yield* readEach(problems, "KILN_ARCHIVE_CACHE_MAX_SIZE", byteCount("KILN_ARCHIVE_CACHE_MAX_SIZE", 1024 * MiB))
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -126,7 +129,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
-    migrationsMaxSize === undefined || accessLog === undefined
+    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -154,6 +157,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     migrationsAllowedDomains: migrationsAllowedDomains.split(",").map((name) => name.trim()).filter((name) => name !== ""),
     migrationsAllowLocalPaths,
     migrationsMaxSize,
+    archiveCacheMaxSize,
     accessLog
   }
 })

@@ -63,7 +63,7 @@ export const ArchiveHandlers = HttpApiBuilder.group(Api, "repositoryArchive", Ef
       const location = { owner: owner.name, name: repository.name }
       const unknownRef = errors.notFoundPlain(`unrecognized repository reference: ${ref}`)
       const commit = yield* archives.resolve(location, ref).pipe(Effect.mapError(() => unknownRef))
-      const archive = yield* archives.archive(location, commit.id, format, repository.name).pipe(
+      const archive = yield* archives.archive({ id: repository.id, location }, commit.id, format, repository.name).pipe(
         Effect.mapError((error) => error._tag === "GitStorageFailure" ? errors.internal(error.message) : unknownRef)
       )
       const request = yield* HttpServerRequest.HttpServerRequest

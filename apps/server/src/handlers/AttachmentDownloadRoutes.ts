@@ -2,7 +2,8 @@
  * Where attachments download (outside the API, as Forgejo's web routes): `GET /attachments/{uuid}`
  * and `GET /{owner}/{repo}/releases/download/{tag}/{name}` (the URL a release's JSON gives when its
  * file names are unique). Whoever may read the repository's releases may download; everybody else
- * gets a 404. Files stream from disk with Range support; external attachments redirect.
+ * gets a 404. Files stream from disk with Range support; external attachments redirect, and so
+ * does an old name of a renamed repository (301, as Forgejo's web routes).
  */
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -10,6 +11,7 @@ import { type AttachmentDownload, Releases } from "@kiln/domain/release/Releases
 import { Repositories } from "@kiln/domain/repo/Repositories"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { NOT_FOUND_MESSAGE } from "../http/ApiErrors.ts"
+import { movedLocation } from "../http/RepositoryRedirect.ts"
 import { contentDisposition, fileResponse, head, sniffContentType } from "./BlobResponse.ts"
 import { makeRouteCaller } from "./RouteCaller.ts"
 
@@ -62,5 +64,13 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     const name = decodeURIComponent(rest.slice(slash + 1))
     const target = yield* repositories.accessible(yield* viewer, params["owner"] ?? "", params["repo"] ?? "")
     return yield* serve(yield* releases.downloadByName(target, tag, name))
-  }).pipe(Effect.catchTag("NotFound", () => Effect.succeed(notFound)), Effect.catch(refused)))
+  }).pipe(
+    Effect.catchTag("NotFound", () => Effect.succeed(notFound)),
+    Effect.catchTag("RepositoryMoved", (moved) =>
+      Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+        const location = movedLocation(config.rootUrl, request.url, "/", moved)
+        return location === undefined ? notFound : HttpServerResponse.empty({ status: 301, headers: { location } })
+      })),
+    Effect.catch(refused)
+  ))
 }))

@@ -3,14 +3,17 @@
  * public-only token rule, and the statuses of repository errors. Built once per handler group.
  */
 import { Effect, Option } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
 import type { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "@kiln/domain/errors"
 import type { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { type AccessibleRepository, type CreateRepositoryInput, Repositories } from "@kiln/domain/repo/Repositories"
+import { API_PREFIX } from "../api/Paths.ts"
 import type { CreateRepoOption } from "../api/UserReposApi.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
-import { ApiErrors } from "../http/ApiErrors.ts"
+import { ApiErrors, ApiMovedPermanently } from "../http/ApiErrors.ts"
 import { Caller } from "../http/Caller.ts"
+import { movedLocation } from "../http/RepositoryRedirect.ts"
 import { toRepositoryJson } from "../wire/Repository.ts"
 import { siteUrls } from "../wire/User.ts"
 
@@ -63,16 +66,28 @@ export const makeRepoRequests = Effect.gen(function*() {
     }
   }
 
-  /** The repository of `/repos/{owner}/{repo}/...` for the caller, or Forgejo's 404s and the public-only 403. */
+  /**
+   * The repository of `/repos/{owner}/{repo}/...` for the caller, or Forgejo's 404s, the 301 of a
+   * renamed repository's old name, and the public-only 403.
+   */
   const lookup = (params: { readonly owner: string; readonly repo: string }) =>
     Effect.gen(function*() {
       const caller = yield* Caller
       const viewer = Option.map(caller.principal, (principal) => principal.user)
       const found = yield* repositories.accessible(viewer, params.owner, params.repo).pipe(
-        Effect.mapError((error) =>
-          error.message.startsWith("user does not exist")
-            ? errors.notFound("GetUserByName", error.message)
-            : errors.notFound())
+        Effect.catchTags({
+          NotFound: (error) =>
+            Effect.fail(
+              error.message.startsWith("user does not exist")
+                ? errors.notFound("GetUserByName", error.message)
+                : errors.notFound()
+            ),
+          RepositoryMoved: (moved) =>
+            Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+              const location = movedLocation(config.rootUrl, request.url, `${API_PREFIX}/repos/`, moved)
+              return Effect.fail(location === undefined ? errors.notFound() : new ApiMovedPermanently({ location }))
+            })
+        })
       )
       if ((yield* publicOnly) && (found.repository.isPrivate || found.owner.visibility !== "public")) {
         return yield* errors.forbidden(PUBLIC_ONLY_REPO_MESSAGE)

@@ -4,6 +4,7 @@
  * the endpoints declare; `ApiErrors` builds them with the configured root URL.
  */
 import { Context, Effect, Layer, Schema } from "effect"
+import { HttpApiSchema } from "effect/http-api"
 import type * as DomainErrors from "@kiln/domain/errors"
 import { KilnConfig } from "../config/KilnConfig.ts"
 
@@ -26,6 +27,20 @@ export class ApiPayloadTooLarge extends Schema.Error<ApiPayloadTooLarge>("ApiPay
 export class ApiValidationFailed extends Schema.Error<ApiValidationFailed>("APIValidationError")(body, { httpApiStatus: 422 }) {}
 export class ApiLocked extends Schema.Error<ApiLocked>("ApiLocked")(body, { httpApiStatus: 423 }) {}
 export class ApiInternalError extends Schema.Error<ApiInternalError>("APIError")(body, { httpApiStatus: 500 }) {}
+
+/** A renamed repository's old path (Forgejo's `RedirectToRepo`): where the request goes instead. */
+export class ApiMovedPermanently extends Schema.Error<ApiMovedPermanently>("ApiMovedPermanently")({
+  location: Schema.String
+}, { description: "The repository was renamed: the same request goes to its new name" }) {}
+
+/** How repository routes declare it: 301 with `Location` and no body. */
+export const ApiMovedPermanentlyResponse = ApiMovedPermanently.pipe(HttpApiSchema.encodeToWithHeaders({
+  body: HttpApiSchema.Empty(301),
+  headers: { location: Schema.String }
+}, {
+  decode: ({ headers }) => new ApiMovedPermanently({ location: headers.location }),
+  encode: (moved) => ({ body: undefined, headers: { location: moved.location } })
+}))
 
 export type ApiError =
   | ApiBadRequest

@@ -8,12 +8,13 @@
  * needs nothing (no scope either), anything else a signed-in caller (401 with a Basic challenge);
  * a token needs `read:repository` to fetch and `write:repository` to push, and public-only tokens
  * stay off private repositories (403); a caller without read access gets 404, one who reads but
- * may not write gets 403 on push, and mirrors take no pushes (403).
+ * may not write gets 403 on push, and mirrors take no pushes (403). An old name of a renamed
+ * repository the caller may see answers 301 to its current name (git follows it).
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Option, Redacted, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { hasScopes, isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
 import { Authentication, type Principal } from "@kiln/domain/auth/Authentication"
@@ -87,10 +88,14 @@ export const make = Effect.gen(function*() {
         return forbidden
       }
       const viewer = Option.map(principal, (p) => p.user)
-      const found = yield* repositories.accessible(viewer, request.owner, request.repo).pipe(Effect.option)
-      // Forgejo asks anonymous callers to sign in before saying whether a repository exists.
-      if (Option.isNone(found)) return Option.isNone(principal) ? unauthorized : notFound
-      const { repository, owner, access } = found.value
+      const found = yield* Effect.result(repositories.accessible(viewer, request.owner, request.repo))
+      if (Result.isFailure(found)) {
+        const { failure } = found
+        if (failure._tag === "RepositoryMoved") return { kind: "moved", owner: failure.owner, repo: failure.name } as const
+        // Forgejo asks anonymous callers to sign in before saying whether a repository exists.
+        return Option.isNone(principal) ? unauthorized : notFound
+      }
+      const { repository, owner, access } = found.success
       if (repository.isArchived && !pull) return forbidden
       const path = repositoryPath(root, { owner: owner.name, name: repository.name })
       // Public reads need nothing: Forgejo checks neither permissions nor token scopes for them.

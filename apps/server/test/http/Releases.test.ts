@@ -175,4 +175,33 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("releases", (it) => {
       const again = yield* request("POST", "/api/v1/repos/rel-private/secret/releases", { auth: owner.auth, json: { tag_name: "v1" } })
       assert.strictEqual(again.status, 201)
     }))
+
+  it.effect("counts published releases, pre-releases included and drafts not, in the repository's release_counter", () =>
+    Effect.gen(function*() {
+      const owner = yield* createUser("rel-count")
+      const made = yield* createRepo(owner.auth, "counted")
+      assert.strictEqual(at(made, "release_counter"), 0)
+      const release = (json: Record<string, unknown>) =>
+        Effect.map(request("POST", "/api/v1/repos/rel-count/counted/releases", { auth: owner.auth, json }), (response) => {
+          assert.strictEqual(response.status, 201, response.text)
+          return String(at(response.body, "id"))
+        })
+      const counter = (path: string) => Effect.map(request("GET", path, { auth: owner.auth }), (response) => at(response.body, "release_counter"))
+      yield* release({ tag_name: "v1" })
+      yield* release({ tag_name: "v2", prerelease: true })
+      const draft = yield* release({ tag_name: "v3", draft: true })
+      assert.strictEqual(yield* counter("/api/v1/repos/rel-count/counted"), 2)
+      // Every listing computes it the same way.
+      const searched = yield* request("GET", "/api/v1/repos/search?q=counted", { auth: owner.auth })
+      assert.deepStrictEqual((at(searched.body, "data") as Array<unknown>).map((item) => at(item, "release_counter")), [2])
+      const published = yield* request("PATCH", `/api/v1/repos/rel-count/counted/releases/${draft}`, { auth: owner.auth, json: { draft: false } })
+      assert.strictEqual(published.status, 200, published.text)
+      assert.strictEqual(yield* counter("/api/v1/repos/rel-count/counted"), 3)
+      const first = yield* request("GET", "/api/v1/repos/rel-count/counted/releases/tags/v1", { auth: owner.auth })
+      assert.strictEqual((yield* request("DELETE", `/api/v1/repos/rel-count/counted/releases/${String(at(first.body, "id"))}`, { auth: owner.auth })).status, 204)
+      assert.strictEqual(yield* counter("/api/v1/repos/rel-count/counted"), 2)
+      // An edit answers with the count too (the row comes back from the update).
+      const edited = yield* request("PATCH", "/api/v1/repos/rel-count/counted", { auth: owner.auth, json: { description: "x" } })
+      assert.strictEqual(at(edited.body, "release_counter"), 2)
+    }))
 })

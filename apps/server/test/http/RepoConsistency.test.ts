@@ -13,6 +13,7 @@ import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
 import type { NewAccount } from "@kiln/domain/user/User"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { makeGitStorage } from "@kiln/git"
+import * as RepositoryRedirectStoreSql from "@kiln/postgres/stores/RepositoryRedirectStoreSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
@@ -53,6 +54,7 @@ const CommitRefusal = Layer.effectDiscard(Effect.gen(function*() {
 }))
 
 const Stores = Layer.mergeAll(RepositoryStoreSql.layer, TeamStoreSql.layer, UserStoreSql.layer, RepositoryTransactionsSql.layer)
+  .pipe(Layer.merge(RepositoryRedirectStoreSql.layer))
 
 const TestLayer = Repositories.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(Stores, FlakyStorage, TemplateInitialFiles.layer)),

@@ -40,6 +40,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   migrationsAllowedDomains: [],
   migrationsAllowLocalPaths: false,
   migrationsMaxSize: 2 * 1024 * 1024 * 1024,
+  archiveCacheMaxSize: 1024 * 1024 * 1024,
   accessLog: false,
   ...overrides
 })

@@ -1,7 +1,8 @@
 /**
  * The port for downloadable snapshots of a commit (api-facts §4.9): zip and tar.gz archives of the
  * tree under a `<repo>/` prefix, and git bundles. An archive is a pure function of the commit id,
- * the prefix and the format, so the adapter may keep it once made and serve it again.
+ * the prefix and the format, so the adapter may keep it once made and serve it again; what it keeps
+ * is filed under the repository's id, so that it can be forgotten with the repository.
  */
 import { Context, type Effect, type Stream } from "effect"
 import type { Invalid, NotFound } from "../errors.ts"
@@ -23,6 +24,12 @@ export interface Archive {
   readonly read: (range?: ByteRange) => Stream.Stream<Uint8Array, GitStorageFailure>
 }
 
+/** The repository an archive is made of: its id files the archive, its location finds the git data. */
+export interface ArchivedRepository {
+  readonly id: number
+  readonly location: RepositoryLocation
+}
+
 /** The commit an archive request names. */
 export interface ArchiveCommit {
   readonly id: string
@@ -41,9 +48,11 @@ export class GitArchives extends Context.Service<GitArchives, {
    * zip and tar entries sit in (the repository name). The same arguments give the same bytes.
    */
   archive(
-    location: RepositoryLocation,
+    repository: ArchivedRepository,
     commitId: string,
     format: ArchiveFormat,
     prefix: string
   ): Effect.Effect<Archive, NotFound | Invalid | GitStorageFailure>
+  /** Forgets every archive kept for the repository (it was deleted, or renamed: its prefix changed). */
+  discard(repositoryId: number): Effect.Effect<void, GitStorageFailure>
 }>()("@kiln/domain/git/GitArchives") {}

@@ -21,6 +21,7 @@ import {
   type RepositoryChanges
 } from "./Repository.ts"
 import { checkUsableRepositoryName } from "./RepositoryName.ts"
+import type { RepositoryRedirectStore } from "./RepositoryRedirectStore.ts"
 import type { RepositoryStore } from "./RepositoryStore.ts"
 
 /** CreateForkOption. */
@@ -45,6 +46,7 @@ export type DiskStepInTransaction = <A, E, R, E2>(
 
 export interface AdoptionDeps {
   readonly store: RepositoryStore["Service"]
+  readonly redirects: RepositoryRedirectStore["Service"]
   readonly git: GitStorage["Service"]
   readonly diskStepInTransaction: DiskStepInTransaction
 }
@@ -65,6 +67,7 @@ export const adoptStaged = (
   return deps.diskStepInTransaction(staged.place(location), deps.git.remove(location))((onDisk) =>
     Effect.gen(function*() {
       const inserted = yield* deps.store.insert(row).pipe(Effect.mapError(() => new AlreadyExists({ message: REPOSITORY_EXISTS_MESSAGE })))
+      yield* deps.redirects.release(owner.id, row.name)
       yield* onDisk
       const changes: { -readonly [K in keyof RepositoryChanges]: RepositoryChanges[K] } = { size, isEmpty: branches.length === 0 }
       const first = branches[0]
@@ -143,6 +146,7 @@ export const makeForks = (deps: ForkDeps) => {
         isFork: true,
         forkId: repository.id,
         isMirror: false,
+        originalUrl: "",
         size: 0,
         objectFormat: repository.objectFormat,
         trustModel: repository.trustModel,

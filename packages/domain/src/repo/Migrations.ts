@@ -92,6 +92,7 @@ export const makeMigrations = (deps: MigrationDeps) => {
       const address = parseCloneAddress(input.cloneAddr)
       if (address instanceof Invalid) return yield* address
       let addresses: ReadonlyArray<string> = []
+      // Also what `original_url` shows: the address without any credentials.
       let url: string
       if (address.kind === "local") {
         if (!settings.allowLocalPaths || !doer.isAdmin) return yield* new Invalid({ message: LOCAL_IMPORT_MESSAGE })
@@ -133,6 +134,7 @@ export const makeMigrations = (deps: MigrationDeps) => {
         isFork: false,
         forkId: 0,
         isMirror: mirror,
+        originalUrl: url,
         size: 0,
         objectFormat: "sha1",
         trustModel: "default",

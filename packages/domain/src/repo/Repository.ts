@@ -79,6 +79,8 @@ export interface Repository {
   /** The base repository of a fork; 0 otherwise. */
   readonly forkId: number
   readonly isMirror: boolean
+  /** Where a migrated repository was cloned from, without credentials; empty otherwise. */
+  readonly originalUrl: string
   /** Bytes on disk, LFS excluded (the JSON shows KiB). */
   readonly size: number
   readonly objectFormat: "sha1" | "sha256"
@@ -89,6 +91,8 @@ export interface Repository {
   readonly numWatches: number
   readonly numOpenIssues: number
   readonly numOpenPulls: number
+  /** Published releases (drafts not counted): Forgejo's `NumReleases`, counted by the store. */
+  readonly numReleases: number
   /** Unix seconds. */
   readonly createdAt: number
   readonly updatedAt: number
@@ -102,7 +106,7 @@ export interface OwnedRepository {
   readonly owner: User
 }
 
-export type NewRepository = Omit<Repository, "id" | "lowerName">
+export type NewRepository = Omit<Repository, "id" | "lowerName" | "numReleases">
 
 /** What an edit may change; `lowerName` follows `name`. */
 export type RepositoryChanges = Partial<
