@@ -12,6 +12,7 @@
 import { Clock, Context, Effect, Layer, Option, Ref, Schedule } from "effect"
 import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
 import { Branches } from "../git/Branches.ts"
+import { GitArchives } from "../git/GitArchives.ts"
 import { type InitialCommit, GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
 import type { GitTransfers } from "../git/GitTransfers.ts"
@@ -45,7 +46,9 @@ import {
   type UpdateStyle,
   updateStyles
 } from "./Repository.ts"
+import { RepositoryMoved } from "./RepositoryMoved.ts"
 import { bindRepositoryName, checkUsableRepositoryName, lowerRepositoryName } from "./RepositoryName.ts"
+import { RepositoryRedirectStore } from "./RepositoryRedirectStore.ts"
 import type { RepositorySearch } from "./RepositorySearch.ts"
 import { type AccessFacts, RepositoryStore } from "./RepositoryStore.ts"
 import { Transactions } from "./Transactions.ts"
@@ -142,11 +145,16 @@ export const INACTIVE_COLLABORATOR_MESSAGE = "collaborator's account is inactive
 export class Repositories extends Context.Service<Repositories, {
   /**
    * THE lookup of `/repos/{owner}/{repo}/...`: the repository with the caller's access. NotFound
-   * `user does not exist [uid: 0, name: x]` for an unknown owner (Forgejo: 404 `GetUserByName`),
-   * otherwise NotFound `repository does not exist [...]` when it is missing or the caller has no
-   * access (Forgejo: the generic 404).
+   * `user does not exist [uid: 0, name: x]` for an unknown owner (Forgejo: 404 `GetUserByName`);
+   * RepositoryMoved when `name` is an old name of a repository the caller may see (Forgejo:
+   * `RedirectToRepo`); otherwise NotFound `repository does not exist [...]` when it is missing or
+   * the caller has no access (Forgejo: the generic 404).
    */
-  readonly accessible: (viewer: Option.Option<User>, ownerName: string, name: string) => Effect.Effect<AccessibleRepository, NotFound>
+  readonly accessible: (
+    viewer: Option.Option<User>,
+    ownerName: string,
+    name: string
+  ) => Effect.Effect<AccessibleRepository, NotFound | RepositoryMoved>
   /** `GET /repositories/{id}`: as `accessible`, by id. */
   readonly accessibleById: (viewer: Option.Option<User>, id: number) => Effect.Effect<AccessibleRepository, NotFound>
   /** The access of `viewer` to each repository (batched lookups), in order. */
@@ -329,11 +337,12 @@ const toggledUnits = (units: RepositoryUnits, input: EditRepositoryInput): Repos
 export const layer: Layer.Layer<
   Repositories,
   never,
-  RepositoryStore | TeamStore | UserStore | GitStorage | InitialFiles | Transactions
+  RepositoryStore | RepositoryRedirectStore | TeamStore | UserStore | GitStorage | InitialFiles | Transactions
 > = Layer.effect(
   Repositories,
   Effect.gen(function*() {
     const store = yield* RepositoryStore
+    const redirects = yield* RepositoryRedirectStore
     const teams = yield* TeamStore
     const users = yield* UserStore
     const git = yield* GitStorage
@@ -341,6 +350,8 @@ export const layer: Layer.Layer<
     const signingKeys = yield* Effect.serviceOption(SigningKeys)
     // Without the branch table (an embedding without it) nothing records the initial branch.
     const branchTable = yield* Effect.serviceOption(Branches)
+    // Without the archive cache (an embedding without it) there are no archives to forget.
+    const archives = yield* Effect.serviceOption(GitArchives)
     const initialFiles = yield* InitialFiles
     const transactions = yield* Transactions
 
@@ -348,8 +359,8 @@ export const layer: Layer.Layer<
     const parentsOf = (owned: ReadonlyArray<OwnedRepository>) =>
       Effect.gen(function*() {
         const ids = [...new Set(owned.flatMap((item) => (item.repository.isFork && item.repository.forkId > 0 ? [item.repository.forkId] : [])))]
-        const found = yield* Effect.forEach(ids, (id) => store.findById(id))
-        return new Map(found.flatMap((parent) => (Option.isSome(parent) ? [[parent.value.repository.id, parent.value] as const] : [])))
+        const found = yield* store.findByIds(ids)
+        return new Map(found.map((parent) => [parent.repository.id, parent] as const))
       })
 
     const withAccess = (viewer: Option.Option<User>, owned: ReadonlyArray<OwnedRepository>) =>
@@ -379,10 +390,28 @@ export const layer: Layer.Layer<
       Effect.gen(function*() {
         const found = yield* store.find(ownerName, name)
         if (Option.isSome(found)) return yield* reveal(viewer, found.value, ownerName, name)
-        if (Option.isNone(yield* users.findByName(ownerName))) {
+        const owner = yield* users.findByName(ownerName)
+        if (Option.isNone(owner)) {
           return yield* new NotFound({ message: `user does not exist [uid: 0, name: ${ownerName}]` })
         }
+        // An old name leads on only for those who may see where: nobody learns of a hidden repository.
+        const redirect = yield* redirects.find(owner.value.id, name)
+        const moved = Option.isSome(redirect) ? yield* store.findById(redirect.value) : Option.none()
+        if (Option.isSome(moved)) {
+          const target = yield* reveal(viewer, moved.value, ownerName, name)
+          return yield* new RepositoryMoved({ owner: target.owner.name, name: target.repository.name })
+        }
         return yield* hiddenOrMissing(ownerName, name)
+      })
+
+    /** Cached archives carry the repository's name: they go when it goes or is renamed (logged, never fatal). */
+    const forgetArchives = (repository: Repository) =>
+      Option.match(archives, {
+        onNone: () => Effect.void,
+        onSome: (cache) =>
+          cache.discard(repository.id).pipe(
+            Effect.catchCause((cause) => Effect.logWarning(`archives of repository ${repository.id} stay in the cache`, cause))
+          )
       })
 
     const reload = (viewer: Option.Option<User>, id: number) =>
@@ -508,6 +537,7 @@ export const layer: Layer.Layer<
               isFork: false,
               forkId: 0,
               isMirror: false,
+              originalUrl: "",
               size: 0,
               objectFormat: "sha1",
               trustModel: trustModelOf(input.trustModel),
@@ -521,6 +551,7 @@ export const layer: Layer.Layer<
               updatedAt: now,
               archivedAt: 0
             }).pipe(Effect.mapError(() => new AlreadyExists({ message: REPOSITORY_EXISTS_MESSAGE })))
+            yield* redirects.release(owner.id, input.name)
             yield* onDisk
             const size = yield* git.sizeInBytes(location).pipe(Effect.orDie)
             return yield* store.update(row.id, { size }).pipe(Effect.orDie)
@@ -583,7 +614,10 @@ export const layer: Layer.Layer<
         if (switchBranch) changes.defaultBranch = newBranch
 
         const taken = new Invalid({ message: `repository already exists [uname: ${owner.name}, name: ${newName}]` })
-        const rowChange = store.update(repository.id, changes).pipe(Effect.mapError(() => taken))
+        const rowChange = store.update(repository.id, changes).pipe(
+          Effect.mapError(() => taken),
+          Effect.tap(() => renamed ? redirects.record(owner.id, repository.id, repository.name, newName) : Effect.void)
+        )
         const moveOnDisk = renamed
           ? git.move(from, to).pipe(
             Effect.catchTag("AlreadyExists", (error) => Effect.fail(new Conflict({ message: error.message }))),
@@ -599,6 +633,7 @@ export const layer: Layer.Layer<
         })
         yield* diskStepInTransaction(Effect.andThen(moveOnDisk, branchOnDisk), undo)((onDisk) =>
           Effect.andThen(rowChange, onDisk))
+        if (renamed) yield* forgetArchives(repository)
         return yield* reload(Option.some(doer), repository.id)
       })
 
@@ -624,6 +659,7 @@ export const layer: Layer.Layer<
         yield* diskStepInTransaction(toTombstone, git.move(tombstone, location))((onDisk) =>
           Effect.andThen(store.remove(repository.id), onDisk))
         yield* Effect.forEach(cleanups, (cleanup) => cleanup, { discard: true })
+        yield* forgetArchives(repository)
         yield* git.remove(tombstone).pipe(
           Effect.retry({ times: 3, schedule: Schedule.exponential("200 millis") }),
           Effect.catchCause((cause) =>
@@ -633,6 +669,7 @@ export const layer: Layer.Layer<
 
     const transferDeps = {
       store,
+      redirects,
       git,
       users,
       teams,

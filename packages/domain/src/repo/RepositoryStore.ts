@@ -27,6 +27,8 @@ export class RepositoryStore extends Context.Service<RepositoryStore, {
   /** By owner name and repository name, both case-insensitive. */
   readonly find: (ownerName: string, name: string) => Effect.Effect<Option.Option<OwnedRepository>>
   readonly findById: (id: number) => Effect.Effect<Option.Option<OwnedRepository>>
+  /** Those of `ids` that exist, in no particular order (one round trip for a page's fork bases). */
+  readonly findByIds: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<OwnedRepository>>
   /** AlreadyExists when renamed onto another repository of the owner. */
   readonly update: (id: number, changes: RepositoryChanges) => Effect.Effect<Repository, AlreadyExists>
   /**

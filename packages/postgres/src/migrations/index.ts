@@ -7,6 +7,8 @@ import quota from "./0004_quota.ts"
 import branches from "./0005_branches.ts"
 import releasesPackages from "./0006_releases_packages.ts"
 import usageTotals from "./0007_usage_totals.ts"
+import repositorySearch from "./0008_repository_search.ts"
+import repositoryRedirects from "./0009_repository_redirects.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -15,7 +17,9 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0004_quota": quota,
   "0005_branches": branches,
   "0006_releases_packages": releasesPackages,
-  "0007_usage_totals": usageTotals
+  "0007_usage_totals": usageTotals,
+  "0008_repository_search": repositorySearch,
+  "0009_repository_redirects": repositoryRedirects
 })
 
 export const layer = Migrations.layer(loader)

@@ -1,6 +1,6 @@
 /**
  * RepositoryStore on Postgres: repositories joined with their owners, collaborations, and the
- * facts behind a user's access. Search builds Forgejo's `SearchRepositoryCondition` as SQL.
+ * facts behind a user's access. Search is RepositorySearchSql.ts.
  */
 import { Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
@@ -20,8 +20,8 @@ import {
   trustModelOf,
   updateStyles
 } from "@kiln/domain/repo/Repository"
-import type { RepositorySearch, SearchOrder, SearchVisibility } from "@kiln/domain/repo/RepositorySearch"
 import { type AccessFacts, RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
+import { makeRepositorySearch } from "./RepositorySearchSql.ts"
 import { int, totalOf } from "./Rows.ts"
 import { TEAM_COLUMNS, type TeamRow, toTeam } from "./TeamStoreSql.ts"
 import { toUser, USER_COLUMNS, type UserRow } from "./UserStoreSql.ts"
@@ -42,6 +42,7 @@ interface RepositoryRow {
   readonly is_fork: boolean
   readonly fork_id: unknown
   readonly is_mirror: boolean
+  readonly original_url: string
   readonly size: unknown
   readonly object_format: string
   readonly trust_model: string
@@ -51,6 +52,7 @@ interface RepositoryRow {
   readonly num_watches: unknown
   readonly num_open_issues: unknown
   readonly num_open_pulls: unknown
+  readonly num_releases: unknown
   readonly created_at: unknown
   readonly updated_at: unknown
   readonly archived_at: unknown
@@ -58,20 +60,25 @@ interface RepositoryRow {
 
 const REPOSITORY_COLUMNS = [
   "id", "owner_id", "name", "lower_name", "description", "website", "default_branch", "wiki_branch", "is_private",
-  "is_template", "is_empty", "is_archived", "is_fork", "fork_id", "is_mirror", "size", "object_format", "trust_model",
+  "is_template", "is_empty", "is_archived", "is_fork", "fork_id", "is_mirror", "original_url", "size", "object_format", "trust_model",
   "units", "num_stars", "num_forks", "num_watches", "num_open_issues", "num_open_pulls", "created_at", "updated_at",
   "archived_at"
 ] as const
+
+/** Published releases (no drafts) of the repository `table`, through the releases_published index. */
+const releaseCount = (table: string) =>
+  `(SELECT count(*) FROM releases x WHERE x.repo_id = ${table}.id AND NOT x.is_draft) AS num_releases`
 
 const ownerColumnNames = USER_COLUMNS.split(",").map((column) => column.trim())
 
 /** A repository `r` with its owner `o`, the owner's columns prefixed `o_`. */
 export const OWNED_COLUMNS = [
   ...REPOSITORY_COLUMNS.map((column) => `r.${column}`),
+  releaseCount("r"),
   ...ownerColumnNames.map((column) => `o.${column} AS o_${column}`)
 ].join(", ")
 
-const RETURNING_COLUMNS = REPOSITORY_COLUMNS.join(", ")
+const RETURNING_COLUMNS = [...REPOSITORY_COLUMNS, releaseCount("repositories")].join(", ")
 
 type Json = Readonly<Record<string, unknown>>
 
@@ -142,6 +149,7 @@ export const toRepository = (row: RepositoryRow): Repository => ({
   isFork: row.is_fork,
   forkId: int(row.fork_id),
   isMirror: row.is_mirror,
+  originalUrl: row.original_url,
   size: int(row.size),
   objectFormat: row.object_format === "sha256" ? "sha256" : "sha1",
   trustModel: trustModelOf(row.trust_model),
@@ -151,6 +159,7 @@ export const toRepository = (row: RepositoryRow): Repository => ({
   numWatches: int(row.num_watches),
   numOpenIssues: int(row.num_open_issues),
   numOpenPulls: int(row.num_open_pulls),
+  numReleases: int(row.num_releases),
   createdAt: int(row.created_at),
   updatedAt: int(row.updated_at),
   archivedAt: int(row.archived_at)
@@ -158,9 +167,21 @@ export const toRepository = (row: RepositoryRow): Repository => ({
 
 type OwnedRow = RepositoryRow & Readonly<Record<string, unknown>>
 
+/** The array columns of `accessFacts`. */
+interface FactArrays {
+  readonly collaboration_repos: unknown
+  readonly collaboration_modes: unknown
+  readonly memberships: unknown
+}
+
+const arrayOf = (value: unknown): ReadonlyArray<unknown> => Array.isArray(value) ? value : []
+
+/** `[column, o_column]`, built once: a search page maps 50 rows. */
+const ownerColumnPairs = ownerColumnNames.map((column) => [column, `o_${column}`] as const)
+
 const ownerOf = (row: OwnedRow): UserRow => {
   const owner: Record<string, unknown> = {}
-  for (const column of ownerColumnNames) owner[column] = row[`o_${column}`]
+  for (const [column, prefixed] of ownerColumnPairs) owner[column] = row[prefixed]
   // The row's owner columns are exactly a UserRow's, read back under their own names.
   return owner as unknown as UserRow
 }
@@ -186,18 +207,6 @@ const CHANGE_COLUMNS: { readonly [K in keyof RepositoryChanges]-?: string } = {
 
 const isChangeKey = (key: string): key is keyof RepositoryChanges => key in CHANGE_COLUMNS
 
-const ORDER_COLUMN: Record<SearchOrder["sort"], string> = {
-  alpha: "o.lower_name",
-  created: "r.created_at",
-  updated: "r.updated_at",
-  size: "r.size",
-  git_size: "r.size",
-  lfs_size: "r.id",
-  stars: "r.num_stars",
-  forks: "r.num_forks",
-  id: "r.id"
-}
-
 export const layer = Layer.effect(
   RepositoryStore,
   Effect.gen(function*() {
@@ -205,6 +214,7 @@ export const layer = Layer.effect(
     const owned = sql.literal(OWNED_COLUMNS)
     const returning = sql.literal(RETURNING_COLUMNS)
     const fromOwned = sql.literal("repositories r JOIN users o ON o.id = r.owner_id")
+    const searchRows = yield* makeRepositorySearch<OwnedRow>(OWNED_COLUMNS)
 
     const sameName = (error: SqlError.SqlError) =>
       error.reason._tag === "UniqueViolation"
@@ -216,120 +226,18 @@ export const layer = Layer.effect(
       return row === undefined ? Option.none() : Option.some(toOwned(row))
     }
 
-    /** Repositories `userId` reaches by collaboration or team (Forgejo's `access` table). */
-    const reachedBy = (userId: number) =>
-      sql`(r.id IN (SELECT c.repo_id FROM collaborations c WHERE c.user_id = ${userId})
-        OR r.id IN (SELECT tr.repo_id FROM team_repos tr JOIN team_users tu ON tu.team_id = tr.team_id WHERE tu.user_id = ${userId})
-        OR r.owner_id IN (SELECT t.org_id FROM teams t JOIN team_users tu ON tu.team_id = t.id
-          WHERE tu.user_id = ${userId} AND t.includes_all_repositories))`
-
-    const visible = (filter: SearchVisibility): Statement.Fragment => {
-      if (filter.kind === "public") {
-        return sql`(NOT r.is_private AND r.owner_id NOT IN (SELECT u.id FROM users u WHERE u.visibility <> 'public'))`
-      }
-      const { userId, restricted } = filter
-      const clauses: Array<Statement.Fragment> = [reachedBy(userId), sql`r.owner_id = ${userId}`]
-      if (!restricted) {
-        clauses.push(
-          sql`(NOT r.is_private AND r.owner_id NOT IN (SELECT u.id FROM users u WHERE u.visibility = 'private'))`,
-          sql`(NOT r.is_private AND r.owner_id IN (SELECT m.org_id FROM org_users m WHERE m.user_id = ${userId}))`
-        )
-      }
-      return sql.or(clauses)
-    }
-
-    const ownerCondition = (query: RepositorySearch): Statement.Fragment => {
-      const uid = query.ownerId
-      const ownedBy = sql`r.owner_id = ${uid}`
-      const collaborative: Array<Statement.Fragment> = [
-        sql`r.owner_id <> ${uid}`,
-        sql.or([
-          reachedBy(uid),
-          sql`(NOT r.is_private AND r.owner_id IN (SELECT m.org_id FROM org_users m JOIN users u ON u.id = m.org_id
-            WHERE m.user_id = ${uid} AND u.kind = 'organization' AND u.visibility = 'private'))`
-        ])
-      ]
-      if (!query.includePrivateMemberships) {
-        collaborative.push(sql`r.owner_id NOT IN (SELECT m.org_id FROM org_users m WHERE m.user_id = ${uid} AND NOT m.is_public)`)
-      }
-      const collaborate = sql.and(collaborative)
-      return Option.match(query.collaborate, {
-        onNone: () => sql.or([ownedBy, collaborate]),
-        onSome: (only) => only ? collaborate : ownedBy
-      })
-    }
-
-    /**
-     * A LIKE pattern written into the statement text. As a parameter it would let Postgres switch
-     * the prepared statement to a generic plan that cannot know the pattern is rare and walks the
-     * whole name index (or table) instead of the trigram index. Quotes are doubled
-     * (standard_conforming_strings is on); NUL cannot be in a text value.
-     */
-    const like = (column: string, pattern: string) =>
-      sql.literal(`${column} LIKE '${pattern.replaceAll("\u0000", "").replaceAll("'", "''")}'`)
-
-    const keywordCondition = (query: RepositorySearch): Statement.Fragment => {
-      // No topics are stored: a topic-only search matches nothing.
-      if (query.topicOnly) return sql`FALSE`
-      const likes: Array<Statement.Fragment> = []
-      const slashed = query.keyword.split("/")
-      for (const piece of query.keyword.split(",")) {
-        const pattern = `%${piece.toLowerCase()}%`
-        likes.push(like("r.lower_name", pattern))
-        if (slashed.length === 2) {
-          likes.push(sql`(r.owner_id IN (SELECT u.id FROM users u WHERE ${like("u.lower_name", `%${(slashed[0] ?? "").toLowerCase()}%`)})
-            AND ${like("r.lower_name", `%${(slashed[1] ?? "").toLowerCase()}%`)})`)
-        }
-        if (query.includeDescription) likes.push(like("lower(r.description)", pattern))
-      }
-      return sql.or(likes)
-    }
-
-    const searchCondition = (query: RepositorySearch): Statement.Fragment => {
-      const conditions: Array<Statement.Fragment> = query.visibility.map(visible)
-      const bool = (column: string, value: Option.Option<boolean>) => {
-        if (Option.isSome(value)) conditions.push(sql`${sql.literal(column)} = ${value.value}`)
-      }
-      bool("r.is_private", query.isPrivate)
-      bool("r.is_template", query.template)
-      bool("r.is_fork", query.fork)
-      bool("r.is_mirror", query.mirror)
-      bool("r.is_archived", query.archived)
-      if (query.ownerId > 0) conditions.push(ownerCondition(query))
-      if (query.keyword !== "") conditions.push(keywordCondition(query))
-      return conditions.length === 0 ? sql`TRUE` : sql.and(conditions)
-    }
-
-    const searchOrder = (query: RepositorySearch): Statement.Fragment => {
-      const terms: Array<Statement.Fragment> = []
-      const slashed = query.keyword.split("/")
-      if (slashed.length === 2) {
-        terms.push(sql`CASE WHEN o.lower_name LIKE ${(slashed[0] ?? "").toLowerCase()} THEN 0 ELSE 1 END`)
-      }
-      Option.match(query.order, {
-        onNone: () => terms.push(sql.literal("r.lower_name ASC, r.id ASC")),
-        onSome: ({ sort, descending }) => {
-          const direction = descending ? "DESC" : "ASC"
-          terms.push(sql.literal(`${ORDER_COLUMN[sort]} ${direction}`))
-          if (sort === "alpha") terms.push(sql.literal(`r.lower_name ${direction}`))
-          terms.push(sql.literal(`r.id ${direction}`))
-        }
-      })
-      return sql.csv(terms)
-    }
-
     const page = (request: PageRequest) => sql`LIMIT ${request.limit} OFFSET ${offsetOf(request)}`
 
     return RepositoryStore.of({
       insert: (repository: NewRepository) =>
         sql<RepositoryRow>`INSERT INTO repositories (owner_id, name, lower_name, description, website, default_branch,
-            wiki_branch, is_private, is_template, is_empty, is_archived, is_fork, fork_id, is_mirror, size, object_format,
-            trust_model, units, num_stars, num_forks, num_watches, num_open_issues, num_open_pulls, created_at, updated_at,
-            archived_at)
+            wiki_branch, is_private, is_template, is_empty, is_archived, is_fork, fork_id, is_mirror, original_url, size,
+            object_format, trust_model, units, num_stars, num_forks, num_watches, num_open_issues, num_open_pulls, created_at,
+            updated_at, archived_at)
           VALUES (${repository.ownerId}, ${repository.name}, ${repository.name.toLowerCase()}, ${repository.description},
             ${repository.website}, ${repository.defaultBranch}, ${repository.wikiBranch}, ${repository.isPrivate},
             ${repository.isTemplate}, ${repository.isEmpty}, ${repository.isArchived}, ${repository.isFork},
-            ${repository.forkId}, ${repository.isMirror}, ${repository.size}, ${repository.objectFormat},
+            ${repository.forkId}, ${repository.isMirror}, ${repository.originalUrl}, ${repository.size}, ${repository.objectFormat},
             ${repository.trustModel}, ${unitsJson(repository.units)}::jsonb, ${repository.numStars}, ${repository.numForks},
             ${repository.numWatches}, ${repository.numOpenIssues}, ${repository.numOpenPulls}, ${repository.createdAt},
             ${repository.updatedAt}, ${repository.archivedAt})
@@ -352,6 +260,13 @@ export const layer = Layer.effect(
           Effect.orDie
         ),
       findById: (id) => sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE r.id = ${id}`.pipe(Effect.map(one), Effect.orDie),
+      findByIds: (ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE ${sql.in("r.id", ids)}`.pipe(
+            Effect.map((rows) => rows.map(toOwned)),
+            Effect.orDie
+          ),
       update: (id, changes) =>
         Effect.gen(function*() {
           const sets: Array<Statement.Fragment> = []
@@ -385,14 +300,7 @@ export const layer = Layer.effect(
           return { items: rows.map(toOwned), total: int(count?.total ?? 0) }
         }).pipe(Effect.orDie),
       search: (query) =>
-        Effect.gen(function*() {
-          const condition = searchCondition(query)
-          const counted = yield* sql<{ total: unknown }>`SELECT count(*) AS total FROM repositories r WHERE ${condition}`
-          // Separate from the count: ordered by name, a common keyword fills its page early from the name index.
-          const rows = yield* sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE ${condition}
-            ORDER BY ${searchOrder(query)} ${page(query.page)}`
-          return { items: rows.map(toOwned), total: totalOf(counted) }
-        }).pipe(Effect.orDie),
+        Effect.map(searchRows(query), ({ rows, total }) => ({ items: rows.map(toOwned), total })),
       countForOwner: (ownerId) =>
         sql<{ total: unknown }>`SELECT count(*) AS total FROM repositories WHERE owner_id = ${ownerId}`.pipe(
           Effect.map(totalOf),
@@ -413,27 +321,38 @@ export const layer = Layer.effect(
           if (repositories.length === 0) return { collaborations: new Map(), teams: new Map(), memberOf: new Set() } satisfies AccessFacts
           const repoIds = repositories.map((repository) => repository.id)
           const ownerIds = [...new Set(repositories.map((repository) => repository.ownerId))]
-          const collaborations = yield* sql<{ repo_id: unknown; mode: string }>`
-            SELECT repo_id, mode FROM collaborations WHERE user_id = ${userId} AND ${sql.in("repo_id", repoIds)}`
-          const memberships = yield* sql<{ org_id: unknown }>`
-            SELECT org_id FROM org_users WHERE user_id = ${userId} AND ${sql.in("org_id", ownerIds)}`
-          const teamRows = yield* sql<TeamRow & { readonly repo_id: unknown }>`
-            SELECT ${sql.literal(TEAM_COLUMNS)}, r.id AS repo_id
-            FROM teams t JOIN team_users m ON m.team_id = t.id AND m.user_id = ${userId}
-              JOIN repositories r ON r.owner_id = t.org_id
-            WHERE ${sql.in("r.id", repoIds)}
-              AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repos x WHERE x.team_id = t.id AND x.repo_id = r.id))
-            ORDER BY t.lower_name`
+          // One round trip: the collaborations and memberships as arrays, repeated on each row of the
+          // user's teams covering the repositories (one row without a team when there is none).
+          const inCollaborations = sql`FROM collaborations c WHERE c.user_id = ${userId} AND ${sql.in("c.repo_id", repoIds)}`
+          const rows = yield* sql<TeamRow & FactArrays & { readonly repo_id: unknown }>`
+            SELECT ARRAY(SELECT c.repo_id ${inCollaborations} ORDER BY c.repo_id) AS collaboration_repos,
+              ARRAY(SELECT c.mode ${inCollaborations} ORDER BY c.repo_id) AS collaboration_modes,
+              ARRAY(SELECT m.org_id FROM org_users m WHERE m.user_id = ${userId} AND ${sql.in("m.org_id", ownerIds)}) AS memberships,
+              covering.*
+            FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+              SELECT ${sql.literal(TEAM_COLUMNS)}, r.id AS repo_id
+              FROM teams t JOIN team_users m ON m.team_id = t.id AND m.user_id = ${userId}
+                JOIN repositories r ON r.owner_id = t.org_id
+              WHERE ${sql.in("r.id", repoIds)}
+                AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repos x WHERE x.team_id = t.id AND x.repo_id = r.id))
+            ) covering ON true
+            ORDER BY covering.lower_name`
+          const first = rows[0]
+          const collaborationRepos = arrayOf(first?.collaboration_repos)
+          const collaborationModes = arrayOf(first?.collaboration_modes)
+          const teamRows = rows.filter((row) => row.id !== null)
           const teams = new Map<number, Array<Team>>()
           for (const row of teamRows) {
             const repoId = int(row.repo_id)
             teams.set(repoId, [...(teams.get(repoId) ?? []), toTeam(row)])
           }
           return {
-            collaborations: new Map(collaborations.flatMap((row): ReadonlyArray<readonly [number, AccessMode]> =>
-              isAccessMode(row.mode) ? [[int(row.repo_id), row.mode]] : [])),
+            collaborations: new Map(collaborationRepos.flatMap((repoId, index): ReadonlyArray<readonly [number, AccessMode]> => {
+              const mode = collaborationModes[index]
+              return typeof mode === "string" && isAccessMode(mode) ? [[int(repoId), mode]] : []
+            })),
             teams,
-            memberOf: new Set(memberships.map((row) => int(row.org_id)))
+            memberOf: new Set(arrayOf(first?.memberships).map(int))
           } satisfies AccessFacts
         }).pipe(Effect.orDie),
       collaboration: (repositoryId, userId) =>
