@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { SecureRandom } from "effect/crypto"
 import * as AccessTokens from "@kiln/domain/auth/AccessTokens"
 import * as Authentication from "@kiln/domain/auth/Authentication"
+import * as SignInCache from "@kiln/domain/auth/SignInCache"
 import * as Organizations from "@kiln/domain/org/Organizations"
 import { OrganizationDeletionGuards } from "@kiln/domain/org/Organizations"
 import * as OrgMembers from "@kiln/domain/org/OrgMembers"
@@ -47,7 +48,13 @@ import * as NodeDigest from "./platform/NodeDigest.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
 import * as TemplateInitialFiles from "./platform/TemplateInitialFiles.ts"
 
-export const Stores = Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.layer, PublicKeyStoreSql.layer)
+/** Accounts and tokens, each write forgetting the token sign-ins remembered since (SignInCache). */
+const AccountStores = SignInCache.forgettingStores.pipe(
+  Layer.provide(Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.layer)),
+  Layer.provideMerge(SignInCache.layer())
+)
+
+export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer)
   .pipe(Layer.merge(Layer.mergeAll(
     // Organizations are user rows, written through the same UserStore.
     OrganizationStoreSql.layer.pipe(Layer.provide(UserStoreSql.layer)),

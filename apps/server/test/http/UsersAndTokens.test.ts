@@ -156,6 +156,25 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("users, tokens and keys", 
       })
     }))
 
+  it.effect("applies changes to a token's account at once, although token sign-ins are remembered", () =>
+    Effect.gen(function*() {
+      yield* createUser("judy")
+      const token = yield* createToken(admin, "judy", "judy-all", ["all"])
+      const asJudy = { auth: { token } }
+      assert.strictEqual((yield* request("GET", "/api/v1/user", asJudy)).status, 200)
+      assert.strictEqual((yield* request("GET", "/api/v1/admin/users", asJudy)).status, 403)
+
+      yield* request("PATCH", "/api/v1/admin/users/judy", { auth: admin, json: { admin: true } })
+      assert.strictEqual((yield* request("GET", "/api/v1/admin/users", asJudy)).status, 200)
+      yield* request("PATCH", "/api/v1/admin/users/judy", { auth: admin, json: { prohibit_login: true } })
+      assert.strictEqual((yield* request("GET", "/api/v1/user", asJudy)).status, 403)
+      yield* request("PATCH", "/api/v1/admin/users/judy", { auth: admin, json: { prohibit_login: false, full_name: "Judy H" } })
+      assert.strictEqual(at((yield* request("GET", "/api/v1/user", asJudy)).body, "full_name"), "Judy H")
+
+      assert.strictEqual((yield* request("DELETE", "/api/v1/admin/users/judy", { auth: admin })).status, 204)
+      assert.strictEqual((yield* request("GET", "/api/v1/user", asJudy)).status, 401)
+    }))
+
   it.effect("adds, lists and deletes SSH keys (ADM-01 … ADM-03, P)", () =>
     Effect.gen(function*() {
       const judy = yield* createUser("judy")

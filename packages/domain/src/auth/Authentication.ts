@@ -10,6 +10,7 @@ import { isTokenSecret, type StoredAccessToken } from "./AccessToken.ts"
 import type { AccessTokenScope } from "./AccessTokenScope.ts"
 import { AccessTokenStore } from "./AccessTokenStore.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
+import { SignInCache, type TokenSignIn } from "./SignInCache.ts"
 
 export type Credentials =
   | { readonly _tag: "Token"; readonly secret: Redacted.Redacted<string> }
@@ -43,7 +44,11 @@ export class Authentication extends Context.Service<Authentication, {
   readonly accountRefusal: (user: User, rootUrl: string) => Option.Option<string>
 }>()("@kiln/domain/auth/Authentication") {}
 
-export const layer: Layer.Layer<Authentication, never, UserStore | AccessTokenStore | PasswordHasher | Digest.Digest> =
+export const layer: Layer.Layer<
+  Authentication,
+  never,
+  UserStore | AccessTokenStore | PasswordHasher | Digest.Digest | SignInCache
+> =
   Layer.effect(
     Authentication,
     Effect.gen(function*() {
@@ -51,6 +56,7 @@ export const layer: Layer.Layer<Authentication, never, UserStore | AccessTokenSt
       const tokens = yield* AccessTokenStore
       const hasher = yield* PasswordHasher
       const digest = yield* Digest.Digest
+      const cache = yield* SignInCache
 
       const matches = (token: StoredAccessToken, secret: string) =>
         Effect.map(
@@ -58,16 +64,18 @@ export const layer: Layer.Layer<Authentication, never, UserStore | AccessTokenSt
           (hash) => constantTimeEqual(hash, token.hash)
         )
 
-      /** The account of a token secret, if the secret is a live token. */
-      const viaToken = Effect.fnUntraced(function*(secret: string) {
-        if (!isTokenSecret(secret)) return Option.none<{ user: User; scopes: ReadonlyArray<AccessTokenScope> }>()
+      const verifyToken = Effect.fnUntraced(function*(secret: string) {
         for (const candidate of yield* tokens.candidates(secret.slice(-8))) {
           if (yield* matches(candidate.token, secret)) {
-            return Option.some({ user: candidate.owner, scopes: candidate.token.scopes })
+            return Option.some<TokenSignIn>({ user: candidate.owner, scopes: candidate.token.scopes })
           }
         }
-        return Option.none()
+        return Option.none<TokenSignIn>()
       })
+
+      /** The account of a token secret, if the secret is a live token. */
+      const viaToken = (secret: string): Effect.Effect<Option.Option<TokenSignIn>> =>
+        isTokenSecret(secret) ? cache.signIn(secret, verifyToken(secret)) : Effect.succeed(Option.none())
 
       const unknownToken = new AuthenticationFailed({ message: UNKNOWN_TOKEN_MESSAGE })
 
