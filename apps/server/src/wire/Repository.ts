@@ -104,7 +104,7 @@ const segment = encodeURIComponent
 
 /** `git@host:owner/name.git` on the default SSH port (Forgejo's `CloneLink`). */
 const sshUrl = (urls: SiteUrls, owner: string, name: string): string =>
-  `git@${new URL(urls.rootUrl).hostname}:${segment(owner)}/${segment(name)}.git`
+  `git@${urls.hostname}:${segment(owner)}/${segment(name)}.git`
 
 export const toRepositoryJson = (item: AccessibleRepository, urls: SiteUrls): RepositoryJson => ({
   ...repositoryFields(item, urls),

@@ -40,11 +40,16 @@ export const anonymousViewer: Viewer = { user: Option.none() }
 export interface SiteUrls {
   /** Ends with `/`. */
   readonly rootUrl: string
+  /** The root URL's host name (SSH clone addresses), parsed once. */
+  readonly hostname: string
   /** `noreply.<domain>`: the host of hidden e-mail addresses. */
   readonly noReplyDomain: string
 }
 
-export const siteUrls = (rootUrl: string): SiteUrls => ({ rootUrl, noReplyDomain: `noreply.${new URL(rootUrl).hostname}` })
+export const siteUrls = (rootUrl: string): SiteUrls => {
+  const { hostname } = new URL(rootUrl)
+  return { rootUrl, hostname, noReplyDomain: `noreply.${hostname}` }
+}
 
 export const avatarUrl = (urls: SiteUrls): string => `${urls.rootUrl}assets/img/avatar_default.png`
 
