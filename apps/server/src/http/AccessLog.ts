@@ -20,22 +20,17 @@ const write = (line: string) => {
 }
 
 export const accessLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const started = performance.now()
-    const exit = yield* Effect.exit(app)
-    const status = exit._tag === "Success" ? exit.value.status : 500
-    write(`${
-      JSON.stringify({
-        message: "request",
-        level: "INFO",
-        timestamp: new Date().toISOString(),
-        method: request.method,
-        path: request.url,
-        status,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
-        remote: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : ""
-      })
-    }\n`)
-    return yield* exit
+    return Effect.onExit(app, (exit) => {
+      const status = exit._tag === "Success" ? exit.value.status : 500
+      const remote = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : ""
+      const durationMs = Math.round((performance.now() - started) * 100) / 100
+      write(
+        `{"message":"request","level":"INFO","timestamp":"${new Date().toISOString()}","method":${JSON.stringify(request.method)},"path":${
+          JSON.stringify(request.url)
+        },"status":${status},"durationMs":${durationMs},"remote":${JSON.stringify(remote)}}\n`
+      )
+      return Effect.void
+    })
   })

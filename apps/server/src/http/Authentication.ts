@@ -72,7 +72,8 @@ export const layer = Layer.effect(
         const refusal = authenticator.accountRefusal(principal.user, config.rootUrl)
         if (Option.isSome(refusal)) return yield* errors.forbiddenBare(refusal.value)
 
-        const sudoTarget = request.headers["sudo"] ?? new URL(request.url, "http://x").searchParams.get("sudo")
+        const sudoTarget = request.headers["sudo"] ??
+          (request.url.includes("sudo=") ? new URL(request.url, "http://x").searchParams.get("sudo") : null)
         if (sudoTarget) principal = yield* sudo(principal, sudoTarget)
 
         if (Option.isSome(principal.scopes)) {

@@ -30,13 +30,14 @@ export const requestLimits = (options: {
   readonly uploads?: { readonly maxSize: number; readonly matches: (method: string, url: string) => boolean }
 }) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    if (options.exempt?.(request.url) === true) return yield* app
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const length = request.headers["content-length"]
+    // Without a length or a chunked encoding there is no body to limit (most GETs).
+    if ((length === undefined || length === "0") && request.headers["transfer-encoding"] === undefined) return app
+    if (options.exempt?.(request.url) === true) return app
     const limit = options.uploads?.matches(request.method, request.url) === true ? options.uploads.maxSize : options.maxBodySize
-    const declared = Number(request.headers["content-length"] ?? "0")
-    if (declared > limit) return tooLarge(options.errorUrl, limit)
-    return yield* app.pipe(
+    if (Number(length ?? "0") > limit) return Effect.succeed(tooLarge(options.errorUrl, limit))
+    return app.pipe(
       Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
       Effect.catchCause((cause) =>
         Cause.hasDies(cause) && cause.reasons.some((reason) => Cause.isDieReason(reason) && isBodyTooLarge(reason.defect))

@@ -1,6 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { admin, at, createToken, createUser, request, ROOT_URL } from "../support/TestServer.ts"
+import { ADMIN, admin, at, baseUrl, createToken, createUser, request, ROOT_URL } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 
 const errorUrl = `${ROOT_URL}api/swagger`
@@ -175,6 +175,24 @@ describe("admin users on a small body limit", () => {
         })
         assert.strictEqual(response.status, 413)
         assert.strictEqual(at(response.body, "url"), errorUrl)
+      }))
+
+    it.effect("answers 413 for a chunked body over the limit, which declares no length", () =>
+      Effect.gen(function*() {
+        const url = yield* baseUrl
+        const json = JSON.stringify({ username: "big", email: "big@example.com", password: "p".repeat(500) })
+        const response = yield* Effect.promise(() =>
+          fetch(`${url}/api/v1/admin/users`, {
+            method: "POST",
+            headers: { authorization: `Basic ${btoa(`${ADMIN.username}:${ADMIN.password}`)}`, "content-type": "application/json" },
+            // A stream is sent chunked (transfer-encoding), without content-length.
+            body: new Blob([json]).stream(),
+            duplex: "half"
+          })
+        )
+        // The platform answers the overflow itself once the body is cut off: the status, no JSON body.
+        assert.strictEqual(response.status, 413)
+        assert.strictEqual((yield* request("GET", "/api/v1/users/big", { auth: admin })).status, 404)
       }))
   })
 })

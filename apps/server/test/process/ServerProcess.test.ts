@@ -70,6 +70,19 @@ const get = async (port: number, path: string) => {
   return { status: response.status, body: await response.text() }
 }
 
+/** The first access-log line matching `matches`, waiting for the batched write. */
+const accessLogLine = async (running: Running, matches: (line: Record<string, unknown>) => boolean) => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    for (const text of running.output.split("\n")) {
+      if (!text.startsWith("{")) continue
+      const line: Record<string, unknown> = JSON.parse(text)
+      if (line["message"] === "request" && matches(line)) return line
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`no access log line: ${running.output}`)
+}
+
 describe("the server process", () => {
   it("refuses a second process on the same data dir, keeps data across restarts, and drains on SIGTERM", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "kiln-process-"))
@@ -116,6 +129,14 @@ describe("the server process", () => {
     const user = await get(restarted.port, "/api/v1/users/persisted")
     assert.strictEqual(user.status, 200)
     assert.include(user.body, `"full_name":"Still Here"`)
+
+    // The access log: one JSON line per request on standard output.
+    const logged = await accessLogLine(restarted, (line) => line["path"] === "/api/v1/users/persisted")
+    assert.strictEqual(logged["method"], "GET")
+    assert.strictEqual(logged["status"], 200)
+    assert.strictEqual(logged["remote"], "127.0.0.1")
+    assert.isNumber(logged["durationMs"])
+    assert.isFalse(Number.isNaN(Date.parse(String(logged["timestamp"]))))
     restarted.child.kill("SIGTERM")
     await restarted.exited
   }, 120_000)
