@@ -5,8 +5,8 @@
 import { Context, Effect, Layer, Option, Redacted, Result } from "effect"
 import { Base64 } from "effect/encoding"
 import { HttpServerRequest } from "effect/http"
-import { HttpApiMiddleware } from "effect/http-api"
-import { hasScopes, requiredScopeMessage } from "@kiln/domain/auth/AccessTokenScope"
+import { type HttpApiEndpoint, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
+import { hasScopes, type RequiredScope, requiredScopeMessage } from "@kiln/domain/auth/AccessTokenScope"
 import { Authentication as Authenticator, type Credentials, type Principal } from "@kiln/domain/auth/Authentication"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { KilnConfig } from "../config/KilnConfig.ts"
@@ -60,33 +60,47 @@ export const layer = Layer.effect(
       return { ...principal, user: user.value }
     })
 
+    // Computed once per endpoint: a group declares its categories; an endpoint may add its own
+    // (Forgejo nests the checks).
+    const requiredScopes = new WeakMap<object, ReadonlyArray<RequiredScope>>()
+    const requiredScopesOf = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top) => {
+      const known = requiredScopes.get(endpoint)
+      if (known !== undefined) return known
+      const categories = new Set([...Context.get(group.annotations, ScopeCategories), ...Context.get(endpoint.annotations, ScopeCategories)])
+      const required = [...categories].map((category) => ({ category, level: levelOf(endpoint.method) }))
+      requiredScopes.set(endpoint, required)
+      return required
+    }
+
+    const signedIn = Effect.fnUntraced(function*(
+      request: HttpServerRequest.HttpServerRequest,
+      credentials: Credentials,
+      required: ReadonlyArray<RequiredScope>
+    ) {
+      let principal = yield* authenticator.authenticate(credentials).pipe(
+        Effect.mapError((failure) => errors.unauthorized(failure.message))
+      )
+      const refusal = authenticator.accountRefusal(principal.user, config.rootUrl)
+      if (Option.isSome(refusal)) return yield* errors.forbiddenBare(refusal.value)
+
+      const sudoTarget = request.headers["sudo"] ??
+        (request.url.includes("sudo=") ? new URL(request.url, "http://x").searchParams.get("sudo") : null)
+      if (sudoTarget) principal = yield* sudo(principal, sudoTarget)
+
+      if (Option.isSome(principal.scopes) && !hasScopes(principal.scopes.value, required)) {
+        return yield* errors.forbidden(requiredScopeMessage(required))
+      }
+      return Caller.of({ principal: Option.some(principal) })
+    })
+
     return Authentication.of((httpEffect, { endpoint, group }) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const credentials = parseAuthorization(request.headers["authorization"])
-        if (Option.isNone(credentials)) return yield* Effect.provideService(httpEffect, Caller, anonymous)
-
-        let principal = yield* authenticator.authenticate(credentials.value).pipe(
-          Effect.mapError((failure) => errors.unauthorized(failure.message))
+        if (Option.isNone(credentials)) return Effect.provideService(httpEffect, Caller, anonymous)
+        return Effect.flatMap(
+          signedIn(request, credentials.value, requiredScopesOf(endpoint, group)),
+          (caller) => Effect.provideService(httpEffect, Caller, caller)
         )
-        const refusal = authenticator.accountRefusal(principal.user, config.rootUrl)
-        if (Option.isSome(refusal)) return yield* errors.forbiddenBare(refusal.value)
-
-        const sudoTarget = request.headers["sudo"] ??
-          (request.url.includes("sudo=") ? new URL(request.url, "http://x").searchParams.get("sudo") : null)
-        if (sudoTarget) principal = yield* sudo(principal, sudoTarget)
-
-        if (Option.isSome(principal.scopes)) {
-          // A group declares its categories; an endpoint may add its own (Forgejo nests the checks).
-          const categories = [
-            ...new Set([...Context.get(group.annotations, ScopeCategories), ...Context.get(endpoint.annotations, ScopeCategories)])
-          ]
-          const required = categories.map((category) => ({ category, level: levelOf(endpoint.method) }))
-          if (!hasScopes(principal.scopes.value, required)) {
-            return yield* errors.forbidden(requiredScopeMessage(required))
-          }
-        }
-        return yield* Effect.provideService(httpEffect, Caller, Caller.of({ principal: Option.some(principal) }))
       })
     )
   })
