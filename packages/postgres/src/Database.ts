@@ -3,8 +3,7 @@
  * persisted in the data directory. Both are reached through `@effect/sql-pg`, so every query,
  * migration and store runs the same SQL on both.
  */
-import { PGlite } from "@electric-sql/pglite"
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
+import type { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import type * as Scope from "effect/Scope"
@@ -26,8 +25,14 @@ export class DatabaseOpenFailed extends Schema.TaggedError<DatabaseOpenFailed>()
 
 export type Client = PgClient.PgClient | SqlClient.SqlClient
 
-/** Extensions PGlite must load at start: later schema needs trigram indexes. */
-const pgliteExtensions = { pg_trgm }
+/**
+ * PostgreSQL settings of the embedded database. PGlite's defaults are a server's (shared_buffers
+ * 128MB, maintenance_work_mem 64MB), and they live in its WebAssembly memory, which grows but never
+ * shrinks: the buffer pool alone made ~125 MB of the process's resident memory from the start. One
+ * backend serving one application needs less; pages beyond the pool are read from the data dir
+ * through the OS page cache.
+ */
+const pgliteSettings = ["shared_buffers=16MB", "maintenance_work_mem=16MB"]
 
 // Any constant: advisory lock keys are per database, and this one only guards extension setup.
 const extensionLockKey = 0x6b696c6f // "kilo"
@@ -70,12 +75,20 @@ export const openPglite = (options: {
 }): Effect.Effect<PGlite, DatabaseOpenFailed, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: () =>
-        PGlite.create({
-          extensions: pgliteExtensions,
+      // Imported here: a server on a PostgreSQL server never loads PGlite.
+      try: async () => {
+        const [{ PGlite }, { pg_trgm }] = await Promise.all([
+          import("@electric-sql/pglite"),
+          import("@electric-sql/pglite/contrib/pg_trgm")
+        ])
+        return PGlite.create({
+          // Extensions PGlite must load at start: later schema needs trigram indexes.
+          extensions: { pg_trgm },
+          startParams: [...PGlite.defaultStartParams, ...pgliteSettings.flatMap((setting) => ["-c", setting])],
           ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
           ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir })
-        }),
+        })
+      },
       catch: (cause) => new DatabaseOpenFailed({ path: options.dataDir ?? "memory://", cause })
     }),
     (db) =>

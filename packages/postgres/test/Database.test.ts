@@ -26,6 +26,17 @@ describe("Database", () => {
       assert.deepStrictEqual(bodies.map((row) => row.body), ["first", "second"])
     }), { timeout: 120_000 })
 
+  it.effect("PGlite runs with the embedded database's small buffer pool and maintenance memory", () =>
+    Effect.gen(function*() {
+      const db = yield* TestDatabase.pglite
+      const setting = (name: string) =>
+        Effect.promise(() => db.query<{ setting: string }>(`SELECT current_setting('${name}') AS setting`)).pipe(
+          Effect.map((result) => result.rows[0]?.setting)
+        )
+      assert.strictEqual(yield* setting("shared_buffers"), "16MB")
+      assert.strictEqual(yield* setting("maintenance_work_mem"), "16MB")
+    }), { timeout: 60_000 })
+
   it.layer(TestDatabase.layer)((it) => {
     it.effect("has pg_trgm on either backend", () =>
       Effect.gen(function*() {
