@@ -1,13 +1,37 @@
-/** The markdown renderer (worker threads) configured from KILN_MARKDOWN_MAX_SIZE and the root URL. */
-import { Effect, Layer } from "effect"
-import { MarkdownLive } from "@kiln/markdown"
+/**
+ * The markdown renderer (worker threads) configured from KILN_MARKDOWN_MAX_SIZE and the root URL.
+ * `@kiln/markdown` is imported with the first render, not at start: its index brings the whole
+ * unified/remark pipeline (and gemoji) into the main thread, ~10 MB of resident memory that a
+ * server which never renders markdown would carry for nothing.
+ */
+import { Context, Effect, Layer } from "effect"
+import { Markdown } from "@kiln/domain/markdown/Markdown"
+import { MentionableUsers } from "@kiln/domain/markdown/MentionableUsers"
 import * as MentionableUsersSql from "@kiln/postgres/stores/MentionableUsersSql"
 import { KilnConfig } from "./config/KilnConfig.ts"
 
 /** A render that takes longer is stopped and answered with 422. */
 export const RENDER_TIME_LIMIT_MILLIS = 5_000
 
-export const layer = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* KilnConfig
-  return MarkdownLive({ maxSize: config.markdownMaxSize, timeoutMillis: RENDER_TIME_LIMIT_MILLIS, rootUrl: config.rootUrl })
-})).pipe(Layer.provide(MentionableUsersSql.layer))
+export const layer = Layer.effect(
+  Markdown,
+  Effect.gen(function*() {
+    const config = yield* KilnConfig
+    const users = yield* MentionableUsers
+    // The renderer's worker pool lives as long as this layer, however late it starts.
+    const scope = yield* Effect.scope
+    const renderer = yield* Effect.cached(
+      Effect.promise(() => import("@kiln/markdown")).pipe(
+        Effect.flatMap(({ MarkdownLive }) =>
+          Layer.buildWithScope(
+            MarkdownLive({ maxSize: config.markdownMaxSize, timeoutMillis: RENDER_TIME_LIMIT_MILLIS, rootUrl: config.rootUrl }),
+            scope
+          )
+        ),
+        Effect.map((built) => Context.get(built, Markdown)),
+        Effect.provideService(MentionableUsers, users)
+      )
+    )
+    return Markdown.of({ render: (input) => Effect.flatMap(renderer, (markdown) => markdown.render(input)) })
+  })
+).pipe(Layer.provide(MentionableUsersSql.layer))

@@ -2,7 +2,8 @@
  * `pnpm kiln admin user create|list`: administration without the server, on the embedded data
  * dir (the server must be stopped: the data dir admits one process) or on DATABASE_URL.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { pageRequest } from "@kiln/domain/Paging"

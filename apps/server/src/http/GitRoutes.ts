@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Option, Redacted, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { hasScopes, isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
