@@ -129,20 +129,26 @@ export const ReleasesLive = Releases.layer.pipe(Layer.provide(Layer.mergeAll(Ass
 export const PackagesLive = Packages.layer.pipe(Layer.provide(AssetStorage))
 
 /**
- * What each concern refuses to delete while it holds on to it: an owner of repositories (checked
- * first, as Forgejo does) or a member of organizations stays; an organization owning repositories stays.
- * With them, what a purge clears first and what goes with a deleted repository.
+ * What each concern refuses to delete while it holds on to it, in Forgejo's order: a user who owns
+ * repositories, is a member of organizations or owns packages stays; an organization owning
+ * repositories or packages stays. With them, what a purge clears first and what goes with a
+ * deleted repository.
  */
 export const DeletionGuards = Layer.mergeAll(
   Layer.effect(AccountDeletionGuards, Effect.gen(function*() {
     const organizations = yield* Organizations.Organizations
     const repositories = yield* Repositories.Repositories
-    return [repositories.ownershipGuard, organizations.membershipGuard]
+    const packages = yield* Packages.Packages
+    return [repositories.ownershipGuard, organizations.membershipGuard, packages.ownershipGuard]
   })),
-  Layer.effect(OrganizationDeletionGuards, Effect.map(Repositories.Repositories, (repositories) => [repositories.ownershipGuard])),
+  Layer.effect(OrganizationDeletionGuards, Effect.gen(function*() {
+    const repositories = yield* Repositories.Repositories
+    const packages = yield* Packages.Packages
+    return [repositories.ownershipGuard, packages.ownershipGuard]
+  })),
   AccountPurge.layer.pipe(Layer.provide(OrgMembers.layer)),
   AttachmentCleanup.layer.pipe(Layer.provide(AssetStorage))
-).pipe(Layer.provide(Organizations.layer), Layer.provide(RepositoriesLive))
+).pipe(Layer.provide(Organizations.layer), Layer.provide(RepositoriesLive), Layer.provide(PackagesLive))
 
 /** `KILN_QUOTA_DEFAULT_GROUPS`; a service embedding Kiln without a KilnConfig has no default groups. */
 export const QuotaSettings = Layer.effect(

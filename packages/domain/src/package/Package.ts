@@ -63,3 +63,5 @@ export interface PackageCoordinates {
 export const PACKAGE_NOT_FOUND_MESSAGE = "package does not exist"
 export const PACKAGE_FILE_NOT_FOUND_MESSAGE = "package file does not exist"
 export const PACKAGE_FILE_EXISTS_MESSAGE = "package file already exists"
+/** Forgejo's ErrUserOwnPackages: an account (user or organization) is not deleted while it owns packages. */
+export const ownsPackagesMessage = (ownerId: number): string => `user still has ownership of packages [uid: ${ownerId}]`

@@ -37,6 +37,13 @@ export class PackageStore extends Context.Service<PackageStore, {
   readonly removeFile: (at: PackageCoordinates, fileName: string) => Effect.Effect<Option.Option<string>, NotFound>
   /** Removes the version with its files (and the package once empty); returns the blobs left without files. */
   readonly removeVersion: (at: PackageCoordinates) => Effect.Effect<ReadonlyArray<string>, NotFound>
+  /**
+   * Removes every package of the owner with their versions and files; returns the blobs left
+   * without files, as `removeVersion` does.
+   */
+  readonly removeAllOf: (ownerId: number) => Effect.Effect<ReadonlyArray<string>>
+  /** Whether the owner has a package version (Forgejo's HasOwnerPackages). */
+  readonly ownsPackages: (ownerId: number) => Effect.Effect<boolean>
   /** The owner's package versions, newest first (created, then id). */
   readonly listVersions: (ownerId: number, filter: PackageListFilter, page: PageRequest) => Effect.Effect<Page<PackageVersion>>
   readonly countDownload: (versionId: number) => Effect.Effect<void>

@@ -38,7 +38,8 @@ import {
   type PackageCoordinates,
   type PackageFile,
   type PackageType,
-  type PackageVersion
+  type PackageVersion,
+  ownsPackagesMessage
 } from "./Package.ts"
 import { packageAccess } from "./PackageAccess.ts"
 import { type PackageListFilter, PackageStore } from "./PackageStore.ts"
@@ -84,6 +85,16 @@ export class Packages extends Context.Service<Packages, {
     name: string,
     version: string
   ) => Effect.Effect<void, Forbidden | NotFound | BlobStorageFailure>
+  /**
+   * For the account deletion guards: an owner of packages (user or organization) is not deleted
+   * unless purged (`user still has ownership of packages [uid: N]`).
+   */
+  readonly ownershipGuard: (owner: User) => Effect.Effect<Option.Option<string>>
+  /**
+   * A purged account's packages: their rows go in one transaction, and the blobs no other owner's
+   * file shares are erased once it has committed. No access check: the caller deletes the account.
+   */
+  readonly removeAllOf: (owner: User) => Effect.Effect<void, BlobStorageFailure>
   /** Forbidden without read access. */
   readonly list: (
     viewer: Option.Option<User>,
@@ -207,6 +218,11 @@ export const layer: Layer.Layer<Packages, never, PackageStore | BlobStorage | Tr
 
       removeVersion: (doer, owner, name, version) =>
         Effect.andThen(require(doer, owner, "write"), withDetachedBlobs(store.removeVersion(coordinates(owner, name, version)))),
+
+      ownershipGuard: (owner) =>
+        Effect.map(store.ownsPackages(owner.id), (owns) => owns ? Option.some(ownsPackagesMessage(owner.id)) : Option.none()),
+
+      removeAllOf: (owner) => withDetachedBlobs(store.removeAllOf(owner.id)),
 
       list: (viewer, owner, filter, page) =>
         Effect.andThen(require(viewer, owner, "read"), store.listVersions(owner.id, filter, page))

@@ -1,11 +1,13 @@
 /**
- * `DELETE /admin/users/{u}?purge=true`, as Forgejo: the account's repositories are deleted and it
- * leaves its organizations first. Leaving fails for the last owner of an organization.
+ * `DELETE /admin/users/{u}?purge=true`, as Forgejo: the account's repositories are deleted, it
+ * leaves its organizations, and its packages are deleted, in that order. Leaving fails for the last
+ * owner of an organization.
  */
 import { Effect, Layer, Option } from "effect"
 import { Conflict } from "../errors.ts"
 import { Organizations } from "../org/Organizations.ts"
 import { OrgMembers } from "../org/OrgMembers.ts"
+import { Packages } from "../package/Packages.ts"
 import { pageRequest } from "../Paging.ts"
 import { Repositories } from "../repo/Repositories.ts"
 import { AccountPurgers } from "./UserAccounts.ts"
@@ -19,6 +21,7 @@ export const layer = Layer.effect(
     const repositories = yield* Repositories
     const organizations = yield* Organizations
     const members = yield* OrgMembers
+    const packages = yield* Packages
 
     // Each pass deletes what the first page shows, until nothing is left.
     const purgeRepositories = (user: User) =>
@@ -41,6 +44,9 @@ export const layer = Layer.effect(
         }
       })
 
-    return [purgeRepositories, leaveOrganizations]
+    // A blob that cannot be moved aside is the server's failure (500); the rows are then kept.
+    const purgePackages = (user: User) => Effect.orDie(packages.removeAllOf(user))
+
+    return [purgeRepositories, leaveOrganizations, purgePackages]
   })
 )

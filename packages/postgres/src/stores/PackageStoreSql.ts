@@ -165,6 +165,24 @@ export const layer = Layer.effect(
           return yield* dropOrphans([...new Set(removed.map((row) => int(row.blob_id)))])
         }))).pipe(Effect.catchTag("SqlError", sqlDefect)),
 
+      removeAllOf: (ownerId) =>
+        (sql.withTransaction(Effect.gen(function*() {
+          const removed = yield* sql<{ blob_id: unknown }>`DELETE FROM package_files f
+            USING package_versions v, packages p
+            WHERE f.version_id = v.id AND v.package_id = p.id AND p.owner_id = ${ownerId}
+            RETURNING f.blob_id`
+          // Versions go with their packages (ON DELETE CASCADE).
+          yield* sql`DELETE FROM packages WHERE owner_id = ${ownerId}`
+          return yield* dropOrphans([...new Set(removed.map((row) => int(row.blob_id)))])
+        }))).pipe(Effect.catchTag("SqlError", sqlDefect)),
+
+      ownsPackages: (ownerId) =>
+        sql<{ owns: boolean }>`SELECT EXISTS (SELECT 1 FROM package_versions v
+            JOIN packages p ON p.id = v.package_id WHERE p.owner_id = ${ownerId}) AS owns`.pipe(
+          Effect.map((rows) => rows[0]?.owns === true),
+          Effect.catchTag("SqlError", sqlDefect)
+        ),
+
       listVersions: (ownerId, filter, page) =>
         (Effect.gen(function*() {
           const conditions = [sql`p.owner_id = ${ownerId}`]
