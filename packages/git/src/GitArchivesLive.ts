@@ -144,7 +144,10 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
       if (maxBytes === undefined) return
       cachedBytes = cachedBytes === undefined ? sizeOf(await listCache(options.cacheDir)) : cachedBytes + size
       if (cachedBytes <= maxBytes || pruning !== undefined) return
-      pruning = prune(maxBytes).finally(() => {
+      // A pass that could not remove a file costs the response nothing: the next archive made counts afresh.
+      pruning = prune(maxBytes).catch(() => {
+        cachedBytes = undefined
+      }).finally(() => {
         pruning = undefined
       })
       await pruning
