@@ -11,9 +11,10 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { Caller, currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
 import { toAccessTokenJson } from "../wire/AccessToken.ts"
 import { toPublicKeyJson } from "../wire/PublicKey.ts"
-import { siteUrls, toUserJson, userJsonFor } from "../wire/User.ts"
+import { siteUrls, toUserJson, UserJson, userJsonFor } from "../wire/User.ts"
 
 export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced(function*(handlers) {
   const accounts = yield* UserAccounts
@@ -85,7 +86,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         const user = yield* accounts.visibleByName(viewer, params.username).pipe(
           Effect.mapError((e) => errors.notFoundPlain(e.message))
         )
-        return userJsonFor({ user: viewer }, urls)(user)
+        return plainJsonResponse(UserJson, userJsonFor({ user: viewer }, urls)(user))
       }))
     .handle("userListKeys", ({ params, query }) =>
       Effect.gen(function*() {
