@@ -1,11 +1,18 @@
 /**
  * A 50 MB attachment through a real server process: uploaded as a raw body and downloaded again,
  * compared by SHA-256, while the server's resident memory (VmRSS from /proc/<pid>/status) is
- * sampled every 20 ms. The file must never be held in memory: the RSS grows by less than the file's
- * size over what the server used before the transfer. What is measured is that growth, not the
- * absolute RSS: before any transfer the process already holds ~730 MB with the embedded PGlite and
- * ~230 MB on a Postgres server (KILN_TEST_DATABASE_URL, a fresh database), most of it the database
- * engine and the markdown workers, so "under 150 MB" cannot hold for the whole process.
+ * sampled every 20 ms. The file must never be held in memory: the RSS grows by less than half the
+ * file's size over what the server used before the transfer (~5-15 MB is what streaming costs).
+ *
+ * The transfer authenticates with a token: each Basic-auth request derives the password's scrypt
+ * key (N=2^15, r=8: 32 MiB for ~60 ms), which would be most of the growth measured.
+ *
+ * What is measured is that growth, not the issue's absolute "under 150 MB": before any transfer
+ * the process already holds ~145-160 MB on a Postgres server (KILN_TEST_DATABASE_URL, a fresh
+ * database) and ~400 MB with the embedded PGlite (~650 MB in the seconds after a first start, until
+ * a garbage collection frees initdb's memory). On Postgres that is Node itself with its TypeScript
+ * stripper (~60 MB), the JavaScript heap of Effect, the API and its libraries (~50 MB) and their
+ * native memory; PGlite adds its WebAssembly memory and compiled code (~160 MB and more).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
@@ -119,10 +126,10 @@ const start = async (dataDir: string, port: number, databaseUrl: string | undefi
   return child
 }
 
-const api = async (port: number, method: string, path: string, body?: unknown) => {
+const api = async (port: number, authorization: string, method: string, path: string, body?: unknown) => {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
-    headers: { authorization: adminAuth, "content-type": "application/json" },
+    headers: { authorization, "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   const text = await response.text()
@@ -131,14 +138,17 @@ const api = async (port: number, method: string, path: string, body?: unknown) =
 }
 
 describe("a 50 MB attachment through the server process", () => {
-  it("round-trips byte for byte while the server's memory grows by less than the file", async () => {
+  it("round-trips byte for byte while the server's memory grows by less than half the file", async () => {
     const port = await freePort()
     const database = await serverDatabase()
     const child = await start(mkdtempSync(join(tmpdir(), "kiln-large-")), port, database?.url)
     const pid = child.pid ?? 0
     try {
-      assert.strictEqual((await api(port, "POST", "/api/v1/admin/users/root/repos", { name: "big", auto_init: true })).status, 201)
-      const release = await api(port, "POST", "/api/v1/repos/root/big/releases", { tag_name: "v1" })
+      const token = await api(port, adminAuth, "POST", "/api/v1/users/root/tokens", { name: "large-file", scopes: ["all"] })
+      assert.strictEqual(token.status, 201)
+      const auth = `token ${String(token.body?.["sha1"])}`
+      assert.strictEqual((await api(port, auth, "POST", "/api/v1/admin/users/root/repos", { name: "big", auto_init: true })).status, 201)
+      const release = await api(port, auth, "POST", "/api/v1/repos/root/big/releases", { tag_name: "v1" })
       assert.strictEqual(release.status, 201)
       // Let start-up garbage settle, then take the baseline.
       await new Promise((resolve) => setTimeout(resolve, 500))
@@ -147,7 +157,7 @@ describe("a 50 MB attachment through the server process", () => {
       const uploadSampler = sampleRss(pid)
       const uploaded = await fetch(`http://127.0.0.1:${port}/api/v1/repos/root/big/releases/${release.body?.["id"]}/assets?name=big.bin`, {
         method: "POST",
-        headers: { authorization: adminAuth, "content-type": "application/octet-stream", "content-length": String(SIZE) },
+        headers: { authorization: auth, "content-type": "application/octet-stream", "content-length": String(SIZE) },
         // A streamed request body: Node's fetch needs `duplex`, which the DOM RequestInit type lacks.
         body: Readable.toWeb(Readable.from(chunks())) as ReadableStream<Uint8Array>,
         duplex: "half"
@@ -158,7 +168,7 @@ describe("a 50 MB attachment through the server process", () => {
       assert.strictEqual(attachment["size"], SIZE)
 
       const downloadSampler = sampleRss(pid)
-      const downloaded = await fetch(`http://127.0.0.1:${port}/attachments/${attachment["uuid"]}`, { headers: { authorization: adminAuth } })
+      const downloaded = await fetch(`http://127.0.0.1:${port}/attachments/${attachment["uuid"]}`, { headers: { authorization: auth } })
       assert.strictEqual(downloaded.status, 200)
       assert.strictEqual(downloaded.headers.get("content-length"), String(SIZE))
       const hash = createHash("sha256")
@@ -174,8 +184,8 @@ describe("a 50 MB attachment through the server process", () => {
       const mb = (bytes: number) => Math.round(bytes / MB)
       const on = database === undefined ? "PGlite" : "Postgres"
       console.log(`server RSS on ${on}: baseline ${mb(baseline)} MB, upload peak ${mb(uploadPeak)} MB, download peak ${mb(downloadPeak)} MB`)
-      assert.isBelow(uploadPeak - baseline, SIZE)
-      assert.isBelow(downloadPeak - baseline, SIZE)
+      assert.isBelow(uploadPeak - baseline, SIZE / 2)
+      assert.isBelow(downloadPeak - baseline, SIZE / 2)
     } finally {
       child.kill("SIGTERM")
       await new Promise((resolve) => child.once("exit", resolve))
