@@ -77,13 +77,16 @@ const perDocument = (measured: CpuDuringLoad): ReadonlyArray<readonly [string, n
 const totalPerDocument = (measured: CpuDuringLoad): number => perDocument(measured).reduce((sum, [, ms]) => sum + ms, 0)
 
 const cpuNote = (measured: CpuDuringLoad): string => {
+  const { load, machine } = measured
   const parts = perDocument(measured).map(([what, ms]) => `${what} ${fixed(ms)}`).join(", ")
-  const machine = measured.machine === undefined
-    ? ""
-    : `; the machine was busy ${fixed(measured.machine.busy / measured.load.seconds, 2)} of ${Os.availableParallelism()} cores ` +
-      `(stolen ${fixed(measured.machine.steal / measured.load.seconds, 2)}), ` +
-      `${fixed(Math.max(0, measured.machine.busy / measured.load.seconds - (totalPerDocument(measured) * measured.load.requestsPerSecond) / 1000), 2)} of them by other work`
-  return `${measured.load.label}: ${fixed(measured.load.requestsPerSecond)} docs/s; CPU ms per doc: ${parts} = ${fixed(totalPerDocument(measured))}${machine}`
+  const ours = (totalPerDocument(measured) * load.requestsPerSecond) / 1000
+  const busy = machine === undefined ? undefined : machine.busy / load.seconds
+  return `${load.label}: ${fixed(load.requestsPerSecond)} docs/s; CPU ms per doc: ${parts} = ${fixed(totalPerDocument(measured))}, ` +
+    `${fixed(ours, 2)} cores` +
+    (machine === undefined || busy === undefined
+      ? ""
+      : `; the machine was busy ${fixed(busy, 2)} of ${Os.availableParallelism()} cores ` +
+        `(${fixed(Math.max(0, busy - ours), 2)} by other work, ${fixed(machine.steal / load.seconds, 2)} stolen)`)
 }
 
 const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, log: (line: string) => void): Promise<DatabaseReport> => {

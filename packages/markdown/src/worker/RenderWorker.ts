@@ -3,9 +3,18 @@
  * (say, a stack overflow on absurd nesting) answers the escaped text instead, as Forgejo falls
  * back to the raw input when goldmark panics.
  */
+import { setFlagsFromString } from "node:v8"
 import { parentPort } from "node:worker_threads"
 import { renderMarkdown } from "../Pipeline.ts"
 import type { RenderJob, WorkerMessage } from "./RenderMessages.ts"
+
+// A render's trees live until it ends, so a scavenge in mid-render finds a parse's objects alive and
+// V8's allocation-site pretenuring starts allocating them straight into the old generation, where
+// they die an instant later and keep the young objects they point to alive as well. For a 20 KB
+// README that cost about 4 MB promoted and 17 ms of GC helper-thread CPU per render; without it
+// about 0.7 MB and 6 ms. The flag is process-wide; it is read when V8 weighs its pretenuring
+// feedback, so setting it before the first render is enough.
+setFlagsFromString("--no-allocation-site-pretenuring")
 
 const escapeHtml = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;")
