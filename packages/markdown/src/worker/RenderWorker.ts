@@ -11,7 +11,7 @@ import type { RenderJob, WorkerMessage } from "./RenderMessages.ts"
 // A render's trees live until it ends, so a scavenge in mid-render finds a parse's objects alive and
 // V8's allocation-site pretenuring starts allocating them straight into the old generation, where
 // they die an instant later and keep the young objects they point to alive as well. In the server,
-// a 20 KB README then cost 1.5 to 3.7 MB promoted and 7 to 18 ms of GC helper-thread CPU per
+// a 20 KB README then cost up to 3 MB promoted and 7 to 18 ms of GC helper-thread CPU per
 // render, varying from run to run; without it 0.6 MB and 5 ms, and the render thread did about 20%
 // less work. The flag is process-wide; V8 reads it when it weighs its pretenuring feedback, so
 // setting it before the first render is enough.
