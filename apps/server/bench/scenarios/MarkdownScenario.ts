@@ -120,6 +120,13 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
       const markdownLoad = (label: string, connections: number) =>
         withCpu(server.pid, databaseName, (onMeasuring) => runLoad(spec(label, connections), () => {}, onMeasuring))
 
+      // A render worker's JIT keeps improving over its first thousand or so renders (some 40 s at one
+      // client), longer than a load's own warm-up; the 1-client load uses a single worker and the
+      // 4-client ones all of them, so every worker is warmed first, each alike.
+      if (settings.warmupSeconds > 0) {
+        log(`[${kind}] POST /markdown, every render worker warming up`)
+        await runLoad({ ...spec("warm-up", 2 * Os.availableParallelism()), warmupSeconds: 0, windows: 1, windowSeconds: 4 * settings.warmupSeconds })
+      }
       log(`[${kind}] POST /markdown, 1 client`)
       const one = await markdownLoad("Kiln POST /markdown, 1 client", 1)
       log(`[${kind}] POST /markdown, 4 clients`)
