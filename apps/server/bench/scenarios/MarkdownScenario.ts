@@ -80,13 +80,12 @@ const cpuNote = (measured: CpuDuringLoad): string => {
   const { load, machine } = measured
   const parts = perDocument(measured).map(([what, ms]) => `${what} ${fixed(ms)}`).join(", ")
   const ours = (totalPerDocument(measured) * load.requestsPerSecond) / 1000
-  const busy = machine === undefined ? undefined : machine.busy / load.seconds
-  return `${load.label}: ${fixed(load.requestsPerSecond)} docs/s; CPU ms per doc: ${parts} = ${fixed(totalPerDocument(measured))}, ` +
-    `${fixed(ours, 2)} cores` +
-    (machine === undefined || busy === undefined
-      ? ""
-      : `; the machine was busy ${fixed(busy, 2)} of ${Os.availableParallelism()} cores ` +
-        `(${fixed(Math.max(0, busy - ours), 2)} by other work, ${fixed(machine.steal / load.seconds, 2)} stolen)`)
+  const text = `${load.label}: ${fixed(load.requestsPerSecond)} docs/s; CPU ms per doc: ${parts} = ` +
+    `${fixed(totalPerDocument(measured))}, ${fixed(ours, 2)} cores`
+  if (machine === undefined) return text
+  const busy = machine.busy / load.seconds
+  return `${text}; the machine was busy ${fixed(busy, 2)} of ${Os.availableParallelism()} cores ` +
+    `(${fixed(Math.max(0, busy - ours), 2)} by other work, ${fixed(machine.steal / load.seconds, 2)} stolen)`
 }
 
 const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, log: (line: string) => void): Promise<DatabaseReport> => {
