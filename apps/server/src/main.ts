@@ -9,6 +9,7 @@ import * as AdminBootstrap from "./AdminBootstrap.ts"
 import * as Application from "./Application.ts"
 import * as KilnConfig from "./config/KilnConfig.ts"
 import * as Database from "./Database.ts"
+import { holdEarlyRequests } from "./http/EarlyRequests.ts"
 import * as HttpApp from "./http/HttpApp.ts"
 import * as MarkdownRenderer from "./MarkdownRenderer.ts"
 import * as SigningKey from "./SigningKey.ts"
@@ -17,7 +18,10 @@ const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
   // No limit on receiving a whole request: a large push may take longer than Node's default 5
   // minutes. Headers must still arrive within `headersTimeout`.
-  return NodeHttpServer.layer(() => createServer({ requestTimeout: 0 }), { port: config.httpPort, host: config.httpHost })
+  return NodeHttpServer.layer(() => holdEarlyRequests(createServer({ requestTimeout: 0 })), {
+    port: config.httpPort,
+    host: config.httpHost
+  })
 }))
 
 export const ServerLive = HttpApp.layer.pipe(
