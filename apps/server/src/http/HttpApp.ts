@@ -70,19 +70,21 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     security: forgejoSecurity
   })
   const git = yield* GitRoutes.make
+  const limits = requestLimits({
+    maxBodySize: config.maxBodySize,
+    errorUrl,
+    exempt: git.isGitPath,
+    uploads: { maxSize: uploadBodyLimit(config.attachmentMaxSize), matches: isUploadRequest }
+  })
+  // Router-wide rather than `serve`'s middleware: with none there (and tracing off), the server
+  // handles each request in a single continuation frame.
+  const bodyLimitAndLog = HttpRouter.middleware((app) => config.accessLog ? accessLog(limits(app)) : limits(app), {
+    global: true
+  })
   const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback))
-    .pipe(Layer.merge(Layer.mergeAll(AttachmentDownloadRoutes.layer, GenericPackageRoutes.layer)))
+    .pipe(Layer.merge(Layer.mergeAll(AttachmentDownloadRoutes.layer, GenericPackageRoutes.layer, bodyLimitAndLog)))
   return HttpRouter.serve(routes, {
     disableLogger: true,
-    routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    middleware: (app) => {
-      const limited = requestLimits({
-        maxBodySize: config.maxBodySize,
-        errorUrl,
-        exempt: git.isGitPath,
-        uploads: { maxSize: uploadBodyLimit(config.attachmentMaxSize), matches: isUploadRequest }
-      })(app)
-      return config.accessLog ? accessLog(limited) : limited
-    }
+    routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true }
   })
 })).pipe(Layer.provide(ApiErrors.layer))
