@@ -15,6 +15,7 @@ import type { UserStore } from "../user/UserStore.ts"
 import {
   defaultUnits,
   type NewRepository,
+  newRepository,
   type OwnedRepository,
   type Repository,
   REPOSITORY_EXISTS_MESSAGE,
@@ -132,34 +133,20 @@ export const makeForks = (deps: ForkDeps) => {
       )
       const now = yield* deps.now
       const { repository } = base
-      const created = yield* adoptStaged(deps, owner, {
+      const created = yield* adoptStaged(deps, owner, newRepository({
         ownerId: owner.id,
         name,
         description: repository.description,
-        website: "",
         defaultBranch: repository.defaultBranch,
         wikiBranch: repository.wikiBranch,
         isPrivate: repository.isPrivate || base.owner.visibility === "private",
-        isTemplate: false,
         isEmpty: repository.isEmpty,
-        isArchived: false,
         isFork: true,
         forkId: repository.id,
-        isMirror: false,
-        originalUrl: "",
-        size: 0,
         objectFormat: repository.objectFormat,
         trustModel: repository.trustModel,
-        units: forkUnits,
-        numStars: 0,
-        numForks: 0,
-        numWatches: 0,
-        numOpenIssues: 0,
-        numOpenPulls: 0,
-        createdAt: now,
-        updatedAt: now,
-        archivedAt: 0
-      }, staged).pipe(Effect.catchTag("AlreadyExists", () => Effect.fail(taken)))
+        units: forkUnits
+      }, now), staged).pipe(Effect.catchTag("AlreadyExists", () => Effect.fail(taken)))
       return { fork: created, owner }
     }))
 

@@ -19,7 +19,7 @@ import {
   LOCAL_IMPORT_MESSAGE,
   parseCloneAddress
 } from "./MigrationSource.ts"
-import { defaultUnits, type Repository, REPOSITORY_EXISTS_MESSAGE } from "./Repository.ts"
+import { newRepository, type Repository, REPOSITORY_EXISTS_MESSAGE } from "./Repository.ts"
 import { bindRepositoryName, checkUsableRepositoryName } from "./RepositoryName.ts"
 
 /** MigrateRepoOptions (the fields Kiln acts on). */
@@ -120,34 +120,17 @@ export const makeMigrations = (deps: MigrationDeps) => {
       })
       const repositorySettings = yield* deps.repositorySettings
       const now = yield* deps.now
-      const repository = yield* adoptStaged(deps, owner, {
+      const repository = yield* adoptStaged(deps, owner, newRepository({
         ownerId: owner.id,
         name: input.repoName,
         description: input.description ?? "",
-        website: "",
         defaultBranch: Option.getOrElse(staged.head, () => repositorySettings.defaultBranch),
         wikiBranch: repositorySettings.defaultBranch,
         isPrivate: (input.private ?? false) || repositorySettings.forcePrivate,
-        isTemplate: false,
         isEmpty: true,
-        isArchived: false,
-        isFork: false,
-        forkId: 0,
         isMirror: mirror,
-        originalUrl: url,
-        size: 0,
-        objectFormat: "sha1",
-        trustModel: "default",
-        units: defaultUnits,
-        numStars: 0,
-        numForks: 0,
-        numWatches: 0,
-        numOpenIssues: 0,
-        numOpenPulls: 0,
-        createdAt: now,
-        updatedAt: now,
-        archivedAt: 0
-      }, staged)
+        originalUrl: url
+      }, now), staged)
       return { repository, owner }
     }))
 

@@ -33,10 +33,10 @@ import { type ForkFailure, type ForkInput, makeForks } from "./Forks.ts"
 import { InitialFiles } from "./InitialFiles.ts"
 import { makeMigrations, type MigrateInput, type MigrationFailure } from "./Migrations.ts"
 import {
-  defaultUnits,
   type MergeStyle,
   mergeStyles,
   type OwnedRepository,
+  newRepository,
   type Repository,
   type RepositoryChanges,
   REPOSITORY_EXISTS_MESSAGE,
@@ -523,34 +523,17 @@ export const layer: Layer.Layer<
         )
         const created = yield* diskStepInTransaction(makeOnDisk, git.remove(location))((onDisk) =>
           Effect.gen(function*() {
-            const row = yield* store.insert({
+            const row = yield* store.insert(newRepository({
               ownerId: owner.id,
               name: input.name,
               description,
-              website: "",
               defaultBranch,
               wikiBranch: settings.defaultBranch,
               isPrivate: (input.private ?? false) || settings.forcePrivate,
               isTemplate: input.template ?? false,
               isEmpty: !autoInit,
-              isArchived: false,
-              isFork: false,
-              forkId: 0,
-              isMirror: false,
-              originalUrl: "",
-              size: 0,
-              objectFormat: "sha1",
-              trustModel: trustModelOf(input.trustModel),
-              units: defaultUnits,
-              numStars: 0,
-              numForks: 0,
-              numWatches: 0,
-              numOpenIssues: 0,
-              numOpenPulls: 0,
-              createdAt: now,
-              updatedAt: now,
-              archivedAt: 0
-            }).pipe(Effect.mapError(() => new AlreadyExists({ message: REPOSITORY_EXISTS_MESSAGE })))
+              trustModel: trustModelOf(input.trustModel)
+            }, now)).pipe(Effect.mapError(() => new AlreadyExists({ message: REPOSITORY_EXISTS_MESSAGE })))
             yield* redirects.release(owner.id, input.name)
             yield* onDisk
             const size = yield* git.sizeInBytes(location).pipe(Effect.orDie)

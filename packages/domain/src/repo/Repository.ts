@@ -108,6 +108,39 @@ export interface OwnedRepository {
 
 export type NewRepository = Omit<Repository, "id" | "lowerName" | "numReleases">
 
+/**
+ * A repository record created at `now`: `fields` over what every new repository starts with (no
+ * website, not a template, fork, mirror or archive, no stars, forks, watchers, issues or pull
+ * requests, size measured later, SHA-1, the default trust model and units).
+ */
+export const newRepository = (
+  fields:
+    & Pick<NewRepository, "ownerId" | "name" | "description" | "defaultBranch" | "wikiBranch" | "isPrivate" | "isEmpty">
+    & Partial<NewRepository>,
+  now: number
+): NewRepository => ({
+  website: "",
+  isTemplate: false,
+  isArchived: false,
+  isFork: false,
+  forkId: 0,
+  isMirror: false,
+  originalUrl: "",
+  size: 0,
+  objectFormat: "sha1",
+  trustModel: "default",
+  units: defaultUnits,
+  numStars: 0,
+  numForks: 0,
+  numWatches: 0,
+  numOpenIssues: 0,
+  numOpenPulls: 0,
+  createdAt: now,
+  updatedAt: now,
+  archivedAt: 0,
+  ...fields
+})
+
 /** What an edit may change; `lowerName` follows `name`. */
 export type RepositoryChanges = Partial<
   Pick<
