@@ -20,29 +20,16 @@ import { SqlClient } from "effect/sql"
 import { ConnectionUrl } from "@kiln/postgres"
 import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
 import { randomBytes } from "node:crypto"
-import { type ChildProcess, spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import { mkdtempSync, readFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Readable } from "node:stream"
-import { fileURLToPath } from "node:url"
+import { freePort, listening, spawnServer } from "../support/ServerProcess.ts"
 
-const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url))
 const adminAuth = `Basic ${Buffer.from("root:root-password").toString("base64")}`
 const MB = 1024 * 1024
 const SIZE = 50 * MB
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 const rssOf = (pid: number): number => {
   const status = readFileSync(`/proc/${pid}/status`, "utf8")
@@ -100,30 +87,14 @@ const serverDatabase = async (): Promise<{ readonly url: string; readonly drop: 
 const nodeFlags = (process.env["KILN_LARGE_FILE_NODE_FLAGS"] ?? "--max-semi-space-size=1").split(" ").filter((flag) => flag !== "")
 
 const start = async (dataDir: string, port: number, databaseUrl: string | undefined) => {
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, main], {
-    env: {
-      ...process.env,
-      KILN_DATA_DIR: dataDir,
-      KILN_HTTP_PORT: String(port),
-      KILN_HTTP_HOST: "127.0.0.1",
-      KILN_ADMIN_USERNAME: "root",
-      KILN_ADMIN_PASSWORD: "root-password",
-      KILN_ADMIN_EMAIL: "root@example.com",
-      KILN_SIGNING_KEY: "none",
-      KILN_ATTACHMENT_MAX_SIZE: String(64 * MB),
-      DATABASE_URL: databaseUrl ?? ""
-    },
-    stdio: ["ignore", "pipe", "pipe"]
+  const running = spawnServer({
+    dataDir,
+    port,
+    nodeFlags,
+    env: { KILN_ATTACHMENT_MAX_SIZE: String(64 * MB), DATABASE_URL: databaseUrl ?? "" }
   })
-  let output = ""
-  child.stdout?.on("data", (chunk) => (output += String(chunk)))
-  child.stderr?.on("data", (chunk) => (output += String(chunk)))
-  for (let attempt = 0; attempt < 300 && !output.includes("Listening on"); attempt++) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  if (!output.includes("Listening on")) throw new Error(`server did not start: ${output}`)
-  return child
+  await listening(running)
+  return running.child
 }
 
 const api = async (port: number, authorization: string, method: string, path: string, body?: unknown) => {

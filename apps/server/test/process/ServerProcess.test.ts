@@ -3,67 +3,13 @@
  * data-dir lock, restarts keeping data, and graceful shutdown on SIGTERM.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { request as httpRequest } from "node:http"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
 
-const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url))
 const adminAuth = `Basic ${Buffer.from("root:root-password").toString("base64")}`
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-
-interface Running {
-  readonly child: ChildProcess
-  readonly port: number
-  output: string
-  readonly exited: Promise<number | null>
-}
-
-const start = (dataDir: string, port: number): Running => {
-  const child = spawn(process.execPath, [main], {
-    env: {
-      ...process.env,
-      KILN_DATA_DIR: dataDir,
-      KILN_HTTP_PORT: String(port),
-      KILN_HTTP_HOST: "127.0.0.1",
-      KILN_ADMIN_USERNAME: "root",
-      KILN_ADMIN_PASSWORD: "root-password",
-      KILN_ADMIN_EMAIL: "root@example.com",
-      KILN_SIGNING_KEY: "none"
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  const running: Running = {
-    child,
-    port,
-    output: "",
-    exited: new Promise((resolve) => child.once("exit", (code) => resolve(code)))
-  }
-  child.stdout?.on("data", (chunk) => (running.output += String(chunk)))
-  child.stderr?.on("data", (chunk) => (running.output += String(chunk)))
-  return running
-}
-
-const ready = async (running: Running) => {
-  for (let attempt = 0; attempt < 300; attempt++) {
-    if (running.output.includes("Listening on")) return
-    if (running.child.exitCode !== null) throw new Error(`server exited: ${running.output}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`server did not start: ${running.output}`)
-}
 
 const get = async (port: number, path: string) => {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: adminAuth } })
@@ -71,7 +17,7 @@ const get = async (port: number, path: string) => {
 }
 
 /** The first access-log line matching `matches`, waiting for the batched write. */
-const accessLogLine = async (running: Running, matches: (line: Record<string, unknown>) => boolean) => {
+const accessLogLine = async (running: ServerProcess, matches: (line: Record<string, unknown>) => boolean) => {
   for (let attempt = 0; attempt < 50; attempt++) {
     for (const text of running.output.split("\n")) {
       if (!text.startsWith("{")) continue
@@ -86,8 +32,8 @@ const accessLogLine = async (running: Running, matches: (line: Record<string, un
 describe("the server process", () => {
   it("refuses a second process on the same data dir, keeps data across restarts, and drains on SIGTERM", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "kiln-process-"))
-    const first = start(dataDir, await freePort())
-    await ready(first)
+    const first = spawnServer({ dataDir, port: await freePort() })
+    await listening(first)
     const created = await fetch(`http://127.0.0.1:${first.port}/api/v1/admin/users`, {
       method: "POST",
       headers: { authorization: adminAuth, "content-type": "application/json" },
@@ -96,7 +42,7 @@ describe("the server process", () => {
     assert.strictEqual(created.status, 201)
 
     // A second process on the same data dir stops at once and harms nothing.
-    const second = start(dataDir, await freePort())
+    const second = spawnServer({ dataDir, port: await freePort() })
     const secondCode = await second.exited
     assert.notStrictEqual(secondCode, 0)
     assert.include(second.output, `data directory ${dataDir} is in use by process ${first.child.pid}`)
@@ -124,8 +70,8 @@ describe("the server process", () => {
     assert.strictEqual(await inFlight, 200)
     await first.exited
 
-    const restarted = start(dataDir, await freePort())
-    await ready(restarted)
+    const restarted = spawnServer({ dataDir, port: await freePort() })
+    await listening(restarted)
     const user = await get(restarted.port, "/api/v1/users/persisted")
     assert.strictEqual(user.status, 200)
     assert.include(user.body, `"full_name":"Still Here"`)
