@@ -1,8 +1,8 @@
 // The project list. vitest 5 no longer reads this file by itself: vitest.config.ts imports it.
 import { defineProject } from "vitest/config"
 
-const project = (name: string, root: string, testTimeout = 10_000) =>
-  defineProject({ test: { name, root, include: ["test/**/*.test.ts"], testTimeout, hookTimeout: 120_000 } })
+const project = (name: string, root: string, testTimeout = 10_000, globalSetup: ReadonlyArray<string> = []) =>
+  defineProject({ test: { name, root, include: ["test/**/*.test.ts"], testTimeout, hookTimeout: 120_000, globalSetup: [...globalSetup] } })
 
 export default [
   project("domain", "packages/domain"),
@@ -11,5 +11,5 @@ export default [
   project("markdown", "packages/markdown", 30_000),
   project("openpgp", "packages/openpgp", 30_000),
   project("blobs", "packages/blobs", 30_000),
-  project("server", "apps/server", 60_000)
+  project("server", "apps/server", 60_000, ["test/support/globalSetup.ts"])
 ]

@@ -1,9 +1,11 @@
 /**
- * The real Kiln server (`node apps/server/src/main.ts`) in a child process, configured through its
- * environment like an operator would, on a database prepared by BenchDatabase.ts.
+ * The real Kiln server as shipped (`node apps/server/dist/main.js`, bundled by bench/main.ts) in a
+ * child process, configured through its environment like an operator would, on a database
+ * prepared by BenchDatabase.ts.
  */
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
+import { serverEntry } from "../build/ServerBundle.ts"
 import type { DatabaseLocation } from "./BenchDatabase.ts"
 import { type ChildServer, exited, stopProcess } from "./ChildServer.ts"
 import { freePort } from "./FreePort.ts"
@@ -25,7 +27,6 @@ export interface KilnServerOptions {
 }
 
 const serverDirectory = new URL("../", import.meta.url)
-const mainFile = new URL("./src/main.ts", serverDirectory)
 
 const answers = async (url: string): Promise<boolean> => {
   try {
@@ -64,7 +65,7 @@ export const startKiln = async (options: KilnServerOptions): Promise<ChildServer
   else env["DATABASE_URL"] = options.database.databaseUrl
 
   const log = Fs.openSync(options.logFile, "a")
-  const child = ChildProcess.spawn(process.execPath, [...(options.nodeFlags ?? []), mainFile.pathname], {
+  const child = ChildProcess.spawn(process.execPath, [...(options.nodeFlags ?? []), serverEntry], {
     cwd: serverDirectory,
     env,
     stdio: ["ignore", log, log]

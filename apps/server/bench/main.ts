@@ -5,6 +5,7 @@
  */
 import * as Fs from "node:fs"
 import { parseArgs } from "node:util"
+import { bundleServer } from "../build/ServerBundle.ts"
 import type { DatabaseKind } from "./BenchDatabase.ts"
 import * as CpuProfile from "./CpuProfile.ts"
 import * as Report from "./Report.ts"
@@ -103,6 +104,9 @@ const settings: BenchSettings = {
 }
 
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`)
+
+// Every scenario measures the server as shipped, built from the sources as they are now.
+await bundleServer()
 
 const reports: Array<ScenarioReport> = []
 for (const scenario of selected) {

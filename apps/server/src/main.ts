@@ -7,6 +7,7 @@ import { Effect, Layer, Logger } from "effect"
 import { createServer } from "node:http"
 import * as AdminBootstrap from "./AdminBootstrap.ts"
 import * as Application from "./Application.ts"
+import * as ArrayBufferReclaimer from "./platform/ArrayBufferReclaimer.ts"
 import * as KilnConfig from "./config/KilnConfig.ts"
 import * as Database from "./Database.ts"
 import { holdEarlyRequests } from "./http/EarlyRequests.ts"
@@ -32,6 +33,7 @@ export const ServerLive = HttpApp.layer.pipe(
   Layer.provide(HttpServerLive),
   Layer.provide(Database.layer),
   Layer.provideMerge(KilnConfig.layer),
+  Layer.merge(ArrayBufferReclaimer.layer()),
   // One JSON object per line: the access log and every other log line are machine-readable.
   Layer.provide(Logger.layer([Logger.consoleJson]))
 )

@@ -1,18 +1,17 @@
 /**
- * A 50 MB attachment through a real server process: uploaded as a raw body and downloaded again,
- * compared by SHA-256, while the server's resident memory (VmRSS from /proc/<pid>/status) is
- * sampled every 20 ms. The file must never be held in memory: the RSS grows by less than half the
- * file's size over what the server used before the transfer (~5-15 MB is what streaming costs).
+ * A 50 MB attachment through a real server process (the shipped bundle, support/ServerProcess.ts):
+ * uploaded as a raw body and downloaded again, compared by SHA-256, while the server's resident
+ * memory (VmRSS from /proc/<pid>/status) is sampled every 20 ms.
+ *
+ * The file must never be held in memory, and the server must stay under 150 MB throughout. That
+ * absolute bound is checked on a PostgreSQL server (KILN_TEST_DATABASE_URL, a fresh database), where
+ * the process is the server alone: it holds ~110-130 MB before the transfer. The embedded PGlite
+ * runs inside the server process and adds its WebAssembly memory (~250 MB and more), so there only
+ * the growth is bounded. Both depend on ArrayBufferReclaimer: without it, V8 lets ~64 MB of the
+ * transfer's dead buffers pile up before collecting them.
  *
  * The transfer authenticates with a token: each Basic-auth request derives the password's scrypt
  * key (N=2^15, r=8: 32 MiB for ~60 ms), which would be most of the growth measured.
- *
- * What is measured is that growth, not the issue's absolute "under 150 MB": before any transfer
- * the process already holds ~145-160 MB on a Postgres server (KILN_TEST_DATABASE_URL, a fresh
- * database) and ~400 MB with the embedded PGlite (~650 MB in the seconds after a first start, until
- * a garbage collection frees initdb's memory). On Postgres that is Node itself with its TypeScript
- * stripper (~60 MB), the JavaScript heap of Effect, the API and its libraries (~50 MB) and their
- * native memory; PGlite adds its WebAssembly memory and compiled code (~160 MB and more).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
@@ -83,14 +82,10 @@ const serverDatabase = async (): Promise<{ readonly url: string; readonly drop: 
   }
 }
 
-/** A small young generation: short-lived chunk buffers are collected promptly, so RSS follows live memory. */
-const nodeFlags = (process.env["KILN_LARGE_FILE_NODE_FLAGS"] ?? "--max-semi-space-size=1").split(" ").filter((flag) => flag !== "")
-
 const start = async (dataDir: string, port: number, databaseUrl: string | undefined) => {
   const running = spawnServer({
     dataDir,
     port,
-    nodeFlags,
     env: { KILN_ATTACHMENT_MAX_SIZE: String(64 * MB), DATABASE_URL: databaseUrl ?? "" }
   })
   await listening(running)
@@ -109,7 +104,7 @@ const api = async (port: number, authorization: string, method: string, path: st
 }
 
 describe("a 50 MB attachment through the server process", () => {
-  it("round-trips byte for byte while the server's memory grows by less than half the file", async () => {
+  it("round-trips byte for byte while the server stays under 150 MB (growth under 20 MB)", async () => {
     const port = await freePort()
     const database = await serverDatabase()
     const child = await start(mkdtempSync(join(tmpdir(), "kiln-large-")), port, database?.url)
@@ -155,8 +150,12 @@ describe("a 50 MB attachment through the server process", () => {
       const mb = (bytes: number) => Math.round(bytes / MB)
       const on = database === undefined ? "PGlite" : "Postgres"
       console.log(`server RSS on ${on}: baseline ${mb(baseline)} MB, upload peak ${mb(uploadPeak)} MB, download peak ${mb(downloadPeak)} MB`)
-      assert.isBelow(uploadPeak - baseline, SIZE / 2)
-      assert.isBelow(downloadPeak - baseline, SIZE / 2)
+      assert.isBelow(uploadPeak - baseline, 20 * MB)
+      assert.isBelow(downloadPeak - baseline, 20 * MB)
+      if (database !== undefined) {
+        assert.isBelow(uploadPeak, 150 * MB)
+        assert.isBelow(downloadPeak, 150 * MB)
+      }
     } finally {
       child.kill("SIGTERM")
       await new Promise((resolve) => child.once("exit", resolve))

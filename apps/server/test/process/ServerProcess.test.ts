@@ -1,13 +1,26 @@
 /**
- * The server as an operator runs it: a real process on the embedded database. Start-up, the
- * data-dir lock, restarts keeping data, and graceful shutdown on SIGTERM.
+ * The server as an operator runs it: the shipped bundle in a real process on the embedded
+ * database. Start-up, the data-dir lock, restarts keeping data, graceful shutdown on SIGTERM, and
+ * the files the bundle must find beside it or in the installed packages.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
+
+const send = async (port: number, method: string, path: string, body: unknown) => {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: adminAuth, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  return { status: response.status, body: await response.text() }
+}
+
+const git = (args: ReadonlyArray<string>) => execFileSync("git", args, { stdio: ["ignore", "pipe", "pipe"] })
 
 const adminAuth = `Basic ${Buffer.from("root:root-password").toString("base64")}`
 
@@ -85,5 +98,46 @@ describe("the server process", () => {
     assert.isFalse(Number.isNaN(Date.parse(String(logged["timestamp"]))))
     restarted.child.kill("SIGTERM")
     await restarted.exited
+  }, 120_000)
+
+  it("finds what the bundle leaves outside it: templates, the markdown worker, the editorconfig parser, Swagger UI", async () => {
+    const running = spawnServer({ dataDir: mkdtempSync(join(tmpdir(), "kiln-bundle-")), port: await freePort() })
+    await listening(running)
+    try {
+      // Template files, read from beside the bundle, in a clone over smart HTTP.
+      const created = await send(running.port, "POST", "/api/v1/admin/users/root/repos", {
+        name: "templated",
+        auto_init: true,
+        license: "MIT",
+        gitignores: "Node"
+      })
+      assert.strictEqual(created.status, 201, created.body)
+      const work = join(mkdtempSync(join(tmpdir(), "kiln-bundle-clone-")), "templated")
+      git(["clone", "--quiet", `http://root:root-password@127.0.0.1:${running.port}/root/templated.git`, work])
+      assert.include(readFileSync(join(work, "LICENSE"), "utf8"), "MIT License")
+      assert.include(readFileSync(join(work, ".gitignore"), "utf8"), "node_modules")
+
+      // The render worker, started from its own bundled entry point.
+      const rendered = await send(running.port, "POST", "/api/v1/markdown", { text: "# Title\n\n**bold**", mode: "markdown" })
+      assert.strictEqual(rendered.status, 200, rendered.body)
+      assert.include(rendered.body, "<strong>bold</strong>")
+
+      // The editorconfig parser loads its WebAssembly.
+      writeFileSync(join(work, ".editorconfig"), "root = true\n[*.md]\nindent_style = tab\n")
+      git(["-C", work, "add", ".editorconfig"])
+      git(["-C", work, "-c", "user.name=root", "-c", "user.email=root@example.com", "commit", "--quiet", "-m", "editorconfig"])
+      git(["-C", work, "push", "--quiet", "origin", "HEAD"])
+      const editorconfig = await get(running.port, "/api/v1/repos/root/templated/editorconfig/README.md")
+      assert.strictEqual(editorconfig.status, 200, editorconfig.body)
+      assert.include(editorconfig.body, `"indent_style":"tab"`)
+
+      // Swagger UI's files, resolved in the installed swagger-ui-dist.
+      const asset = await get(running.port, "/api/swagger/assets/swagger-ui-bundle.js")
+      assert.strictEqual(asset.status, 200)
+      assert.isAbove(asset.body.length, 100_000)
+    } finally {
+      running.child.kill("SIGTERM")
+      await running.exited
+    }
   }, 120_000)
 })

@@ -1,9 +1,10 @@
-/** The server as an operator runs it: `src/main.ts` in a child process, with its output collected. */
+/**
+ * The server as an operator runs it: the bundle (build/ServerBundle.ts, built by the project's
+ * globalSetup) in a child process, with its output collected.
+ */
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
-import { fileURLToPath } from "node:url"
-
-const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url))
+import { serverEntry } from "../../build/ServerBundle.ts"
 
 /** A port nobody listens on right now. */
 export const freePort = () =>
@@ -31,7 +32,7 @@ export const spawnServer = (options: {
   readonly env?: Readonly<Record<string, string>>
   readonly nodeFlags?: ReadonlyArray<string>
 }): ServerProcess => {
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), main], {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), serverEntry], {
     env: {
       ...process.env,
       KILN_DATA_DIR: options.dataDir,

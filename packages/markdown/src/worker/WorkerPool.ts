@@ -40,7 +40,9 @@ interface Slot {
   timer: NodeJS.Timeout | undefined
 }
 
-const workerUrl = new URL("./RenderWorker.ts", import.meta.url)
+// Run from source the worker is RenderWorker.ts; in the server's bundle (apps/server/build) it is
+// RenderWorker.js beside the chunk holding this module.
+const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./RenderWorker.ts" : "./RenderWorker.js", import.meta.url)
 
 export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
   const size = Math.max(1, options.size ?? availableParallelism())

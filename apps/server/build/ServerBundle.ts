@@ -1,0 +1,43 @@
+/**
+ * The server as it is shipped: one bundle in `apps/server/dist/`, built by `pnpm build` (and by
+ * `pnpm start`, the bench and the tests that start a server process).
+ *
+ * Run from its TypeScript sources, the server holds ~210 MB at rest on a PostgreSQL server: Node's
+ * type stripper (~17 MB), the source text and module records of ~1,500 modules, and a young
+ * generation grown during that start-up. Bundled it holds ~110-130 MB. PGlite and editorconfig stay
+ * outside the bundle, resolved in the installed packages: they load WebAssembly and data files from
+ * beside their own modules.
+ *
+ * `dist/` holds `main.js` (the server), `RenderWorker.js` (the markdown worker, which WorkerPool
+ * finds beside its own chunk) and `templates/` (read by RepositoryTemplates from beside its chunk).
+ */
+import { cpSync, rmSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { build } from "rolldown"
+
+const at = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const dist = at("../dist")
+
+/** The bundled server's entry point. */
+export const serverEntry = `${dist}/main.js`
+
+export const bundleServer = async (): Promise<void> => {
+  rmSync(dist, { recursive: true, force: true })
+  await build({
+    input: {
+      main: at("../src/main.ts"),
+      RenderWorker: at("../../../packages/markdown/src/worker/RenderWorker.ts")
+    },
+    platform: "node",
+    external: [/^@electric-sql\/pglite(\/|$)/, "editorconfig"],
+    logLevel: "warn",
+    output: {
+      dir: dist,
+      format: "esm",
+      entryFileNames: "[name].js",
+      chunkFileNames: "[name]-[hash].js",
+      sourcemap: true
+    }
+  })
+  cpSync(at("../../../packages/git/src/templates"), `${dist}/templates`, { recursive: true })
+}

@@ -1,0 +1,49 @@
+/**
+ * Keeps the server's memory flat during large transfers (uploads, downloads, archives, git packs).
+ *
+ * Their bytes pass through short-lived ArrayBuffers, whose memory V8 frees only when a garbage
+ * collection finds them dead. A transfer allocates almost no JavaScript per byte, so no
+ * young-generation collection comes on its own, and V8 lets ~64 MB of dead buffers pile up (its
+ * external-memory soft limit) before it collects: the server's resident memory grows by that much
+ * during every large transfer. Measured on the archive benchmark: +54 MB without this, +10 MB with.
+ *
+ * Every `intervalMillis`, when ArrayBuffers hold more than `thresholdBytes`, this runs a
+ * young-generation collection: about 0.2 ms when nearly everything in it is dead, as it is here.
+ * The check itself reads `process.memoryUsage()` (~16 µs). Ordinary requests keep far fewer bytes
+ * in ArrayBuffers than the threshold, so they never trigger it.
+ */
+import { Effect, Layer } from "effect"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
+
+export interface ReclaimerOptions {
+  readonly intervalMillis: number
+  readonly thresholdBytes: number
+}
+
+export const defaults: ReclaimerOptions = { intervalMillis: 20, thresholdBytes: 8 * 1024 * 1024 }
+
+type CollectGarbage = (options: { readonly type: "minor" | "major" }) => void
+
+/**
+ * V8's `gc` function without `--expose-gc` on the command line, so that however the server is
+ * started it behaves the same: the flag set at run time exposes `gc` to contexts made afterwards.
+ */
+const collectGarbage = (): CollectGarbage => {
+  setFlagsFromString("--expose-gc")
+  return runInNewContext("gc")
+}
+
+export const layer = (options: ReclaimerOptions = defaults): Layer.Layer<never> =>
+  Layer.effectDiscard(Effect.acquireRelease(
+    Effect.sync(() => {
+      const collect = collectGarbage()
+      const timer = setInterval(() => {
+        if (process.memoryUsage().arrayBuffers > options.thresholdBytes) collect({ type: "minor" })
+      }, options.intervalMillis)
+      // The check never keeps the process alive by itself.
+      timer.unref()
+      return timer
+    }),
+    (timer) => Effect.sync(() => clearInterval(timer))
+  ))
