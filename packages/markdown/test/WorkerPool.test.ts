@@ -42,4 +42,28 @@ describe("WorkerPool", () => {
     const result = await pool.render(request("x"), []).then(() => "rendered", (e: Error) => e.message)
     assert.strictEqual(result, "the markdown worker pool is closed")
   })
+
+  it("stops its workers after an idle period and starts them again for the next render", async () => {
+    const pool = makeWorkerPool({ size: 2, timeoutMillis: 10_000, idleMillis: 400 })
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    try {
+      assert.strictEqual(pool.running(), 0)
+      assert.deepStrictEqual(await pool.render(request("one"), []), { _tag: "Rendered", html: "<p>one</p>\n" })
+      assert.strictEqual(pool.running(), 2)
+      // Each render restarts the idle period.
+      for (let i = 0; i < 3; i++) {
+        await sleep(200)
+        await pool.render(request("again"), [])
+      }
+      assert.strictEqual(pool.running(), 2)
+      const idleSince = Date.now()
+      while (pool.running() > 0 && Date.now() - idleSince < 5_000) await sleep(20)
+      assert.strictEqual(pool.running(), 0)
+      assert.isAtLeast(Date.now() - idleSince, 350)
+      assert.deepStrictEqual(await pool.render(request("three"), []), { _tag: "Rendered", html: "<p>three</p>\n" })
+      assert.strictEqual(pool.running(), 2)
+    } finally {
+      await pool.close()
+    }
+  })
 })

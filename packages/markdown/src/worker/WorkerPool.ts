@@ -2,6 +2,10 @@
  * A fixed pool of render workers (one per core by default) so rendering never blocks the event
  * loop. Jobs queue when every worker is busy. A render that overruns the time limit is answered
  * `TimedOut`; its worker is terminated and replaced.
+ *
+ * Workers start with the first render and stop once the pool has been idle for `idleMillis`: each
+ * holds its own copy of the pipeline (~30 MB), which a server that renders now and then should not
+ * keep. The next render starts them again (~0.2 s).
  */
 import type { RenderRequest } from "@kiln/domain/markdown/RenderRequest"
 import { availableParallelism } from "node:os"
@@ -17,6 +21,8 @@ export interface WorkerPoolOptions {
   readonly timeoutMillis: number
   /** Deep nesting needs a deeper stack than a worker's default 4 MB. */
   readonly stackSizeMb?: number | undefined
+  /** How long the workers outlive the last render (default one minute). */
+  readonly idleMillis?: number | undefined
 }
 
 export interface WorkerPool {
@@ -24,6 +30,8 @@ export interface WorkerPool {
   readonly render: (request: RenderRequest, mentionable: ReadonlyArray<string>, signal?: AbortSignal) => Promise<RenderOutcome>
   /** Workers replaced after overrunning the time limit, since the pool started. */
   readonly replacements: () => number
+  /** Workers running now: none before the first render and after an idle period. */
+  readonly running: () => number
   readonly close: () => Promise<void>
 }
 
@@ -51,6 +59,26 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
   let nextId = 0
   let replaced = 0
   let closed = false
+  let idleTimer: NodeJS.Timeout | undefined
+
+  const busy = () => queue.length > 0 || slots.some((slot) => slot.current !== undefined)
+
+  const stop = (slot: Slot): Promise<number> => {
+    slot.worker.removeAllListeners()
+    return slot.worker.terminate()
+  }
+
+  /** Called whenever a job ends: once nothing is left, the workers get `idleMillis` more. */
+  const stopWhenIdle = (): void => {
+    clearTimeout(idleTimer)
+    if (busy() || slots.length === 0) return
+    idleTimer = setTimeout(() => {
+      if (busy()) return
+      for (const slot of slots.splice(0)) void stop(slot)
+    }, options.idleMillis ?? 60_000)
+    // An idle pool never keeps the process alive.
+    idleTimer.unref()
+  }
 
   const dispatch = (): void => {
     for (const slot of slots) {
@@ -72,9 +100,7 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
   }
 
   const replace = (slot: Slot): void => {
-    const old = slot.worker
-    old.removeAllListeners()
-    void old.terminate()
+    void stop(slot)
     if (closed) return
     replaced++
     attach(slot, spawn())
@@ -83,6 +109,7 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
   const overrun = (slot: Slot): void => {
     finish(slot)?.resolve({ _tag: "TimedOut" })
     replace(slot)
+    stopWhenIdle()
   }
 
   const spawn = (): Worker =>
@@ -95,17 +122,18 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
       if (message._tag === "Ready") slot.ready = true
       else if (slot.current?.job.id === message.id) finish(slot)?.resolve({ _tag: "Rendered", html: message.html })
       dispatch()
+      stopWhenIdle()
     })
     worker.on("error", (error) => {
       finish(slot)?.reject(error)
       replace(slot)
       dispatch()
+      stopWhenIdle()
     })
   }
 
-  // Workers start with the first render: each holds its own copy of the pipeline (tens of MB),
-  // which a server that never renders markdown should not pay for.
   const start = (): void => {
+    clearTimeout(idleTimer)
     if (slots.length > 0) return
     for (let i = 0; i < size; i++) {
       const slot: Slot = { worker: spawn(), ready: false, current: undefined, timer: undefined }
@@ -126,17 +154,19 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
         signal?.addEventListener("abort", () => {
           const index = queue.indexOf(pending)
           if (index !== -1) queue.splice(index, 1)
+          stopWhenIdle()
         }, { once: true })
         dispatch()
       }),
     replacements: () => replaced,
+    running: () => slots.length,
     close: async () => {
       closed = true
+      clearTimeout(idleTimer)
       for (const pending of queue.splice(0)) pending.reject(new Error("the markdown worker pool is closed"))
       await Promise.all(slots.map(async (slot) => {
         finish(slot)?.reject(new Error("the markdown worker pool is closed"))
-        slot.worker.removeAllListeners()
-        await slot.worker.terminate()
+        await stop(slot)
       }))
     }
   }
