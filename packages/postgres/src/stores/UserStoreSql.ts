@@ -5,8 +5,8 @@ import { AlreadyExists } from "@kiln/domain/errors"
 import { offsetOf, type PageRequest } from "@kiln/domain/Paging"
 import type { AccountChanges, NewAccount, User } from "@kiln/domain/user/User"
 import { type AccountSort, UserStore } from "@kiln/domain/user/UserStore"
-import type { Visibility } from "@kiln/domain/user/Visibility"
-import { int, totalOf } from "./Rows.ts"
+import { isVisibility, type Visibility } from "@kiln/domain/user/Visibility"
+import { bool, int, positionsOf, text, totalOf } from "./Rows.ts"
 
 export interface UserRow {
   readonly id: unknown
@@ -40,46 +40,62 @@ export interface UserRow {
   readonly last_login_at: unknown
 }
 
+/** The columns of a User, in the order `userAt` reads them. */
+const USER_COLUMN_NAMES = [
+  "id", "name", "lower_name", "kind", "full_name", "email", "keep_email_private", "login_name", "source_id", "is_admin",
+  "restricted", "active", "prohibit_login", "must_change_password", "visibility", "location", "pronouns",
+  "keep_pronouns_private", "website", "description", "language", "max_repo_creation", "allow_create_organization",
+  "allow_git_hook", "allow_import_local", "repo_admin_change_team_access", "created_at", "updated_at", "last_login_at"
+] as const satisfies ReadonlyArray<keyof UserRow>
+
 /** The columns of a User, for queries that join users (prefix `u.`). */
-export const USER_COLUMNS = `id, name, lower_name, kind, full_name, email, keep_email_private, login_name, source_id,
-  is_admin, restricted, active, prohibit_login, must_change_password, visibility, location, pronouns,
-  keep_pronouns_private, website, description, language, max_repo_creation, allow_create_organization,
-  allow_git_hook, allow_import_local, repo_admin_change_team_access, created_at, updated_at, last_login_at`
+export const USER_COLUMNS = USER_COLUMN_NAMES.join(", ")
 
-export const userColumns = (alias: string): string =>
-  USER_COLUMNS.split(",").map((column) => `${alias}.${column.trim()}`).join(", ")
+export const userColumns = (alias: string): string => USER_COLUMN_NAMES.map((column) => `${alias}.${column}`).join(", ")
 
-export const toUser = (row: UserRow): User => ({
-  id: int(row.id),
-  name: row.name,
-  lowerName: row.lower_name,
-  kind: row.kind,
-  fullName: row.full_name,
-  email: row.email,
-  keepEmailPrivate: row.keep_email_private,
-  loginName: row.login_name,
-  sourceId: int(row.source_id),
-  isAdmin: row.is_admin,
-  restricted: row.restricted,
-  active: row.active,
-  prohibitLogin: row.prohibit_login,
-  mustChangePassword: row.must_change_password,
-  visibility: row.visibility,
-  location: row.location,
-  pronouns: row.pronouns,
-  keepPronounsPrivate: row.keep_pronouns_private,
-  website: row.website,
-  description: row.description,
-  language: row.language,
-  maxRepoCreation: row.max_repo_creation,
-  allowCreateOrganization: row.allow_create_organization,
-  allowGitHook: row.allow_git_hook,
-  allowImportLocal: row.allow_import_local,
-  repoAdminChangeTeamAccess: row.repo_admin_change_team_access,
-  createdAt: int(row.created_at),
-  updatedAt: int(row.updated_at),
-  lastLoginAt: int(row.last_login_at)
+const at = positionsOf(USER_COLUMN_NAMES)
+
+/** A stored visibility; the database only holds the three (and the most private is the safe reading). */
+const visibilityOf = (value: unknown): Visibility => {
+  const visibility = text(value)
+  return isVisibility(visibility) ? visibility : "private"
+}
+
+/** The User in a row read as values (`.values`), its USER_COLUMNS starting at position `from`. */
+export const userAt = (values: ReadonlyArray<unknown>, from: number): User => ({
+  id: int(values[from + at.id]),
+  name: text(values[from + at.name]),
+  lowerName: text(values[from + at.lower_name]),
+  kind: values[from + at.kind] === "organization" ? "organization" : "individual",
+  fullName: text(values[from + at.full_name]),
+  email: text(values[from + at.email]),
+  keepEmailPrivate: bool(values[from + at.keep_email_private]),
+  loginName: text(values[from + at.login_name]),
+  sourceId: int(values[from + at.source_id]),
+  isAdmin: bool(values[from + at.is_admin]),
+  restricted: bool(values[from + at.restricted]),
+  active: bool(values[from + at.active]),
+  prohibitLogin: bool(values[from + at.prohibit_login]),
+  mustChangePassword: bool(values[from + at.must_change_password]),
+  visibility: visibilityOf(values[from + at.visibility]),
+  location: text(values[from + at.location]),
+  pronouns: text(values[from + at.pronouns]),
+  keepPronounsPrivate: bool(values[from + at.keep_pronouns_private]),
+  website: text(values[from + at.website]),
+  description: text(values[from + at.description]),
+  language: text(values[from + at.language]),
+  maxRepoCreation: int(values[from + at.max_repo_creation]),
+  allowCreateOrganization: bool(values[from + at.allow_create_organization]),
+  allowGitHook: bool(values[from + at.allow_git_hook]),
+  allowImportLocal: bool(values[from + at.allow_import_local]),
+  repoAdminChangeTeamAccess: bool(values[from + at.repo_admin_change_team_access]),
+  createdAt: int(values[from + at.created_at]),
+  updatedAt: int(values[from + at.updated_at]),
+  lastLoginAt: int(values[from + at.last_login_at])
 })
+
+/** The User in a row object with USER_COLUMNS (queries of other stores that join users). */
+export const toUser = (row: UserRow): User => userAt(USER_COLUMN_NAMES.map((column) => row[column]), 0)
 
 const COLUMN_OF: { readonly [K in keyof AccountChanges]-?: string } = {
   name: "name",
@@ -137,10 +153,18 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(USER_COLUMNS)
 
-    const one = (rows: ReadonlyArray<UserRow>) => rows.length === 0 ? Option.none() : Option.some(toUser(rows[0] as UserRow))
+    const one = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
+      const row = rows[0]
+      return row === undefined ? Option.none() : Option.some(userAt(row, 0))
+    }
+
+    const returned = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
+      const row = rows[0]
+      return row === undefined ? Effect.die(new Error("the statement returned no account")) : Effect.succeed(userAt(row, 0))
+    }
 
     const insert = (account: NewAccount, passwordHash: string) =>
-      sql<UserRow>`INSERT INTO users ${
+      sql`INSERT INTO users ${
         sql.insert({
           name: account.name,
           lower_name: account.name.toLowerCase(),
@@ -172,9 +196,9 @@ export const layer = Layer.effect(
           updated_at: account.updatedAt,
           last_login_at: account.lastLoginAt
         })
-      } RETURNING ${columns}`.pipe(
-        Effect.map((rows) => toUser(rows[0] as UserRow)),
-        Effect.catchTag("SqlError", accountConflict(account.name, account.kind === "individual" ? account.email : undefined))
+      } RETURNING ${columns}`.values.pipe(
+        Effect.catchTag("SqlError", accountConflict(account.name, account.kind === "individual" ? account.email : undefined)),
+        Effect.flatMap(returned)
       )
 
     const update = (id: number, changes: AccountChanges) => {
@@ -184,34 +208,34 @@ export const layer = Layer.effect(
         if (value !== undefined) assignments[column] = value
       }
       if (changes.name !== undefined) assignments["lower_name"] = changes.name.toLowerCase()
-      return sql<UserRow>`UPDATE users SET ${sql.update(assignments)} WHERE id = ${id} RETURNING ${columns}`.pipe(
-        Effect.map((rows) => toUser(rows[0] as UserRow)),
-        Effect.catchTag("SqlError", accountConflict(changes.name ?? String(id), changes.email))
+      return sql`UPDATE users SET ${sql.update(assignments)} WHERE id = ${id} RETURNING ${columns}`.values.pipe(
+        Effect.catchTag("SqlError", accountConflict(changes.name ?? String(id), changes.email)),
+        Effect.flatMap(returned)
       )
     }
 
     /** One page of accounts matching `where`, with the total before paging. */
     const page = (where: Statement.Fragment, order: Statement.Fragment, request: PageRequest) =>
       Effect.all([
-        sql<UserRow>`SELECT ${columns} FROM users WHERE ${where} ORDER BY ${order}
-          LIMIT ${request.limit} OFFSET ${offsetOf(request)}`,
+        sql`SELECT ${columns} FROM users WHERE ${where} ORDER BY ${order}
+          LIMIT ${request.limit} OFFSET ${offsetOf(request)}`.values,
         sql<{ total: unknown }>`SELECT count(*) AS total FROM users WHERE ${where}`
       ]).pipe(
-        Effect.map(([rows, counted]) => ({ items: rows.map(toUser), total: totalOf(counted) })),
+        Effect.map(([rows, counted]) => ({ items: rows.map((row) => userAt(row, 0)), total: totalOf(counted) })),
         Effect.orDie
       )
 
     return UserStore.of({
       insert,
-      findById: (id) => sql<UserRow>`SELECT ${columns} FROM users WHERE id = ${id}`.pipe(Effect.map(one), Effect.orDie),
+      findById: (id) => sql`SELECT ${columns} FROM users WHERE id = ${id}`.values.pipe(Effect.map(one), Effect.orDie),
       findByName: (name) =>
-        sql<UserRow>`SELECT ${columns} FROM users WHERE lower_name = ${name.toLowerCase()}`.pipe(Effect.map(one), Effect.orDie),
+        sql`SELECT ${columns} FROM users WHERE lower_name = ${name.toLowerCase()}`.values.pipe(Effect.map(one), Effect.orDie),
       findSignInCandidate: (login) =>
-        sql<UserRow>`SELECT ${columns} FROM users
+        sql`SELECT ${columns} FROM users
           WHERE kind = 'individual' AND (lower_name = ${login.toLowerCase()} OR lower(email) = ${login.toLowerCase()})
-          ORDER BY lower_name = ${login.toLowerCase()} DESC LIMIT 1`.pipe(Effect.map(one), Effect.orDie),
+          ORDER BY lower_name = ${login.toLowerCase()} DESC LIMIT 1`.values.pipe(Effect.map(one), Effect.orDie),
       findByEmail: (email) =>
-        sql<UserRow>`SELECT ${columns} FROM users WHERE kind = 'individual' AND lower(email) = ${email.toLowerCase()}`.pipe(
+        sql`SELECT ${columns} FROM users WHERE kind = 'individual' AND lower(email) = ${email.toLowerCase()}`.values.pipe(
           Effect.map(one),
           Effect.orDie
         ),
