@@ -47,8 +47,11 @@ export interface SearchRows<Row> {
   readonly total: number
 }
 
-/** The search of rows made of `columns` (a select list over `r` and `o`). */
-export const makeRepositorySearch = <Row extends object>(columns: string) =>
+/**
+ * The search of rows made of `columns` (a select list over `r` and `o`), each read by `read` from
+ * the row's values (`.values`) at the position where `columns` start.
+ */
+export const makeRepositorySearch = <Row>(columns: string, read: (values: ReadonlyArray<unknown>, from: number) => Row) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const selected = sql.literal(columns)
@@ -196,15 +199,17 @@ export const makeRepositorySearch = <Row extends object>(columns: string) =>
         const condition = searchCondition(query)
         const { limit } = query.page
         const offset = offsetOf(query.page)
-        const rows = yield* sql<Row & { readonly search_epoch: unknown }>`
-          SELECT ${selected}, ${epoch} AS search_epoch FROM repositories r JOIN users o ON o.id = r.owner_id
-          WHERE ${condition} ORDER BY ${searchOrder(query)} LIMIT ${limit} OFFSET ${offset}`
+        // The epoch first, the columns from position 1 on.
+        const values = yield* sql`
+          SELECT ${epoch} AS search_epoch, ${selected} FROM repositories r JOIN users o ON o.id = r.owner_id
+          WHERE ${condition} ORDER BY ${searchOrder(query)} LIMIT ${limit} OFFSET ${offset}`.values
+        const rows = values.map((row) => read(row, 1))
         if (rows.length < limit && (rows.length > 0 || offset === 0)) return { rows, total: offset + rows.length }
 
         const counting = sql<{ readonly total: unknown; readonly search_epoch: unknown }>`
           SELECT count(*) AS total, ${epoch} AS search_epoch FROM repositories r WHERE ${condition}`
         const key = JSON.stringify(counting.compile())
-        const kept = keptCount(key, rows[0]?.search_epoch)
+        const kept = keptCount(key, values[0]?.[0])
         if (kept !== undefined) return { rows, total: kept }
         const [counted] = yield* counting
         const total = int(counted?.total ?? 0)

@@ -22,42 +22,11 @@ import {
 } from "@kiln/domain/repo/Repository"
 import { type AccessFacts, RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
 import { makeRepositorySearch } from "./RepositorySearchSql.ts"
-import { int, totalOf } from "./Rows.ts"
+import { bool, int, positionsOf, text, totalOf } from "./Rows.ts"
 import { TEAM_COLUMNS, type TeamRow, toTeam } from "./TeamStoreSql.ts"
-import { toUser, USER_COLUMNS, type UserRow } from "./UserStoreSql.ts"
+import { userAt, userColumns } from "./UserStoreSql.ts"
 
-interface RepositoryRow {
-  readonly id: unknown
-  readonly owner_id: unknown
-  readonly name: string
-  readonly lower_name: string
-  readonly description: string
-  readonly website: string
-  readonly default_branch: string
-  readonly wiki_branch: string
-  readonly is_private: boolean
-  readonly is_template: boolean
-  readonly is_empty: boolean
-  readonly is_archived: boolean
-  readonly is_fork: boolean
-  readonly fork_id: unknown
-  readonly is_mirror: boolean
-  readonly original_url: string
-  readonly size: unknown
-  readonly object_format: string
-  readonly trust_model: string
-  readonly units: unknown
-  readonly num_stars: unknown
-  readonly num_forks: unknown
-  readonly num_watches: unknown
-  readonly num_open_issues: unknown
-  readonly num_open_pulls: unknown
-  readonly num_releases: unknown
-  readonly created_at: unknown
-  readonly updated_at: unknown
-  readonly archived_at: unknown
-}
-
+/** The columns of a Repository, in the order `repositoryAt` reads them (then `num_releases`). */
 const REPOSITORY_COLUMNS = [
   "id", "owner_id", "name", "lower_name", "description", "website", "default_branch", "wiki_branch", "is_private",
   "is_template", "is_empty", "is_archived", "is_fork", "fork_id", "is_mirror", "original_url", "size", "object_format", "trust_model",
@@ -69,15 +38,15 @@ const REPOSITORY_COLUMNS = [
 const releaseCount = (table: string) =>
   `(SELECT count(*) FROM releases x WHERE x.repo_id = ${table}.id AND NOT x.is_draft) AS num_releases`
 
-const ownerColumnNames = USER_COLUMNS.split(",").map((column) => column.trim())
+const at = positionsOf([...REPOSITORY_COLUMNS, "num_releases"])
 
-/** A repository `r` with its owner `o`, the owner's columns prefixed `o_`. */
-export const OWNED_COLUMNS = [
-  ...REPOSITORY_COLUMNS.map((column) => `r.${column}`),
-  releaseCount("r"),
-  ...ownerColumnNames.map((column) => `o.${column} AS o_${column}`)
-].join(", ")
+/** Where the owner's USER_COLUMNS start in a row of OWNED_COLUMNS. */
+const OWNER_FROM = REPOSITORY_COLUMNS.length + 1
 
+/** A repository `r` with its owner `o` (read with `ownedAt`). */
+export const OWNED_COLUMNS = [...REPOSITORY_COLUMNS.map((column) => `r.${column}`), releaseCount("r"), userColumns("o")].join(", ")
+
+/** A repository's row alone (read with `repositoryAt`). */
 const RETURNING_COLUMNS = [...REPOSITORY_COLUMNS, releaseCount("repositories")].join(", ")
 
 type Json = Readonly<Record<string, unknown>>
@@ -133,39 +102,44 @@ const unitsOf = (value: unknown): RepositoryUnits => {
   }
 }
 
-export const toRepository = (row: RepositoryRow): Repository => ({
-  id: int(row.id),
-  ownerId: int(row.owner_id),
-  name: row.name,
-  lowerName: row.lower_name,
-  description: row.description,
-  website: row.website,
-  defaultBranch: row.default_branch,
-  wikiBranch: row.wiki_branch,
-  isPrivate: row.is_private,
-  isTemplate: row.is_template,
-  isEmpty: row.is_empty,
-  isArchived: row.is_archived,
-  isFork: row.is_fork,
-  forkId: int(row.fork_id),
-  isMirror: row.is_mirror,
-  originalUrl: row.original_url,
-  size: int(row.size),
-  objectFormat: row.object_format === "sha256" ? "sha256" : "sha1",
-  trustModel: trustModelOf(row.trust_model),
-  units: unitsOf(row.units),
-  numStars: int(row.num_stars),
-  numForks: int(row.num_forks),
-  numWatches: int(row.num_watches),
-  numOpenIssues: int(row.num_open_issues),
-  numOpenPulls: int(row.num_open_pulls),
-  numReleases: int(row.num_releases),
-  createdAt: int(row.created_at),
-  updatedAt: int(row.updated_at),
-  archivedAt: int(row.archived_at)
+/** The Repository in a row read as values (`.values`), its RETURNING_COLUMNS starting at position `from`. */
+export const repositoryAt = (values: ReadonlyArray<unknown>, from: number): Repository => ({
+  id: int(values[from + at.id]),
+  ownerId: int(values[from + at.owner_id]),
+  name: text(values[from + at.name]),
+  lowerName: text(values[from + at.lower_name]),
+  description: text(values[from + at.description]),
+  website: text(values[from + at.website]),
+  defaultBranch: text(values[from + at.default_branch]),
+  wikiBranch: text(values[from + at.wiki_branch]),
+  isPrivate: bool(values[from + at.is_private]),
+  isTemplate: bool(values[from + at.is_template]),
+  isEmpty: bool(values[from + at.is_empty]),
+  isArchived: bool(values[from + at.is_archived]),
+  isFork: bool(values[from + at.is_fork]),
+  forkId: int(values[from + at.fork_id]),
+  isMirror: bool(values[from + at.is_mirror]),
+  originalUrl: text(values[from + at.original_url]),
+  size: int(values[from + at.size]),
+  objectFormat: values[from + at.object_format] === "sha256" ? "sha256" : "sha1",
+  trustModel: trustModelOf(text(values[from + at.trust_model])),
+  units: unitsOf(values[from + at.units]),
+  numStars: int(values[from + at.num_stars]),
+  numForks: int(values[from + at.num_forks]),
+  numWatches: int(values[from + at.num_watches]),
+  numOpenIssues: int(values[from + at.num_open_issues]),
+  numOpenPulls: int(values[from + at.num_open_pulls]),
+  numReleases: int(values[from + at.num_releases]),
+  createdAt: int(values[from + at.created_at]),
+  updatedAt: int(values[from + at.updated_at]),
+  archivedAt: int(values[from + at.archived_at])
 })
 
-type OwnedRow = RepositoryRow & Readonly<Record<string, unknown>>
+/** The repository and its owner in a row of OWNED_COLUMNS read as values, starting at position `from`. */
+export const ownedAt = (values: ReadonlyArray<unknown>, from: number): OwnedRepository => ({
+  repository: repositoryAt(values, from),
+  owner: userAt(values, from + OWNER_FROM)
+})
 
 /** The array columns of `accessFacts`. */
 interface FactArrays {
@@ -175,18 +149,6 @@ interface FactArrays {
 }
 
 const arrayOf = (value: unknown): ReadonlyArray<unknown> => Array.isArray(value) ? value : []
-
-/** `[column, o_column]`, built once: a search page maps 50 rows. */
-const ownerColumnPairs = ownerColumnNames.map((column) => [column, `o_${column}`] as const)
-
-const ownerOf = (row: OwnedRow): UserRow => {
-  const owner: Record<string, unknown> = {}
-  for (const [column, prefixed] of ownerColumnPairs) owner[column] = row[prefixed]
-  // The row's owner columns are exactly a UserRow's, read back under their own names.
-  return owner as unknown as UserRow
-}
-
-export const toOwned = (row: OwnedRow): OwnedRepository => ({ repository: toRepository(row), owner: toUser(ownerOf(row)) })
 
 const unitsJson = (units: RepositoryUnits): string => JSON.stringify(units)
 
@@ -211,26 +173,28 @@ export const layer = Layer.effect(
   RepositoryStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const owned = sql.literal(OWNED_COLUMNS)
+    const ownedColumns = sql.literal(OWNED_COLUMNS)
     const returning = sql.literal(RETURNING_COLUMNS)
     const fromOwned = sql.literal("repositories r JOIN users o ON o.id = r.owner_id")
-    const searchRows = yield* makeRepositorySearch<OwnedRow>(OWNED_COLUMNS)
+    const searchRows = yield* makeRepositorySearch(OWNED_COLUMNS, ownedAt)
 
     const sameName = (error: SqlError.SqlError) =>
       error.reason._tag === "UniqueViolation"
         ? Effect.fail(new AlreadyExists({ message: "repository already exists" }))
         : Effect.die(error)
 
-    const one = (rows: ReadonlyArray<OwnedRow>) => {
+    const one = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
       const row = rows[0]
-      return row === undefined ? Option.none() : Option.some(toOwned(row))
+      return row === undefined ? Option.none() : Option.some(ownedAt(row, 0))
     }
+
+    const owned = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => rows.map((row) => ownedAt(row, 0))
 
     const page = (request: PageRequest) => sql`LIMIT ${request.limit} OFFSET ${offsetOf(request)}`
 
     return RepositoryStore.of({
       insert: (repository: NewRepository) =>
-        sql<RepositoryRow>`INSERT INTO repositories (owner_id, name, lower_name, description, website, default_branch,
+        sql`INSERT INTO repositories (owner_id, name, lower_name, description, website, default_branch,
             wiki_branch, is_private, is_template, is_empty, is_archived, is_fork, fork_id, is_mirror, original_url, size,
             object_format, trust_model, units, num_stars, num_forks, num_watches, num_open_issues, num_open_pulls, created_at,
             updated_at, archived_at)
@@ -241,7 +205,7 @@ export const layer = Layer.effect(
             ${repository.trustModel}, ${unitsJson(repository.units)}::jsonb, ${repository.numStars}, ${repository.numForks},
             ${repository.numWatches}, ${repository.numOpenIssues}, ${repository.numOpenPulls}, ${repository.createdAt},
             ${repository.updatedAt}, ${repository.archivedAt})
-          RETURNING ${returning}`.pipe(
+          RETURNING ${returning}`.values.pipe(
           Effect.tap(() =>
             repository.forkId > 0
               ? Effect.asVoid(sql`UPDATE repositories SET num_forks = num_forks + 1 WHERE id = ${repository.forkId}`)
@@ -250,21 +214,21 @@ export const layer = Layer.effect(
           Effect.catchTag("SqlError", sameName),
           Effect.flatMap((rows) => {
             const row = rows[0]
-            return row === undefined ? Effect.die(new Error("INSERT returned no row")) : Effect.succeed(toRepository(row))
+            return row === undefined ? Effect.die(new Error("INSERT returned no row")) : Effect.succeed(repositoryAt(row, 0))
           })
         ),
       find: (ownerName, name) =>
-        sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned}
-          WHERE o.lower_name = ${ownerName.toLowerCase()} AND r.lower_name = ${name.toLowerCase()}`.pipe(
+        sql`SELECT ${ownedColumns} FROM ${fromOwned}
+          WHERE o.lower_name = ${ownerName.toLowerCase()} AND r.lower_name = ${name.toLowerCase()}`.values.pipe(
           Effect.map(one),
           Effect.orDie
         ),
-      findById: (id) => sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE r.id = ${id}`.pipe(Effect.map(one), Effect.orDie),
+      findById: (id) => sql`SELECT ${ownedColumns} FROM ${fromOwned} WHERE r.id = ${id}`.values.pipe(Effect.map(one), Effect.orDie),
       findByIds: (ids) =>
         ids.length === 0
           ? Effect.succeed([])
-          : sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE ${sql.in("r.id", ids)}`.pipe(
-            Effect.map((rows) => rows.map(toOwned)),
+          : sql`SELECT ${ownedColumns} FROM ${fromOwned} WHERE ${sql.in("r.id", ids)}`.values.pipe(
+            Effect.map(owned),
             Effect.orDie
           ),
       update: (id, changes) =>
@@ -278,11 +242,11 @@ export const layer = Layer.effect(
             if (key === "name" && typeof value === "string") sets.push(sql`lower_name = ${value.toLowerCase()}`)
           }
           const rows = sets.length === 0
-            ? yield* sql<RepositoryRow>`SELECT ${returning} FROM repositories WHERE id = ${id}`
-            : yield* sql<RepositoryRow>`UPDATE repositories SET ${sql.csv(sets)} WHERE id = ${id} RETURNING ${returning}`
+            ? yield* sql`SELECT ${returning} FROM repositories WHERE id = ${id}`.values
+            : yield* sql`UPDATE repositories SET ${sql.csv(sets)} WHERE id = ${id} RETURNING ${returning}`.values
           const row = rows[0]
           if (row === undefined) return yield* Effect.die(new Error(`repository ${id} does not exist`))
-          return toRepository(row)
+          return repositoryAt(row, 0)
         }).pipe(Effect.catchTag("SqlError", sameName)),
       remove: (id) =>
         sql.withTransaction(Effect.gen(function*() {
@@ -296,23 +260,23 @@ export const layer = Layer.effect(
         Effect.gen(function*() {
           const condition = includePrivate ? sql`r.owner_id = ${ownerId}` : sql`r.owner_id = ${ownerId} AND NOT r.is_private`
           const [count] = yield* sql<{ total: unknown }>`SELECT count(*) AS total FROM repositories r WHERE ${condition}`
-          const rows = yield* sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE ${condition} ORDER BY r.id ${page(request)}`
-          return { items: rows.map(toOwned), total: int(count?.total ?? 0) }
+          const rows = yield* sql`SELECT ${ownedColumns} FROM ${fromOwned} WHERE ${condition} ORDER BY r.id ${page(request)}`.values
+          return { items: owned(rows), total: int(count?.total ?? 0) }
         }).pipe(Effect.orDie),
       search: (query) =>
-        Effect.map(searchRows(query), ({ rows, total }) => ({ items: rows.map(toOwned), total })),
+        Effect.map(searchRows(query), ({ rows, total }) => ({ items: rows, total })),
       countForOwner: (ownerId) =>
         sql<{ total: unknown }>`SELECT count(*) AS total FROM repositories WHERE owner_id = ${ownerId}`.pipe(
           Effect.map(totalOf),
           Effect.orDie
         ),
       listForks: (baseId) =>
-        sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE r.fork_id = ${baseId} ORDER BY r.id`.pipe(
-          Effect.map((rows) => rows.map(toOwned)),
+        sql`SELECT ${ownedColumns} FROM ${fromOwned} WHERE r.fork_id = ${baseId} ORDER BY r.id`.values.pipe(
+          Effect.map(owned),
           Effect.orDie
         ),
       findFork: (ownerId, baseId) =>
-        sql<OwnedRow>`SELECT ${owned} FROM ${fromOwned} WHERE r.owner_id = ${ownerId} AND r.fork_id = ${baseId} LIMIT 1`.pipe(
+        sql`SELECT ${ownedColumns} FROM ${fromOwned} WHERE r.owner_id = ${ownerId} AND r.fork_id = ${baseId} LIMIT 1`.values.pipe(
           Effect.map(one),
           Effect.orDie
         ),
@@ -377,11 +341,10 @@ export const layer = Layer.effect(
         sql`DELETE FROM collaborations WHERE repo_id = ${repositoryId} AND user_id = ${userId}`.pipe(Effect.asVoid, Effect.orDie),
       listCollaborators: (repositoryId, request) =>
         Effect.gen(function*() {
-          const columns = sql.literal(ownerColumnNames.map((column) => `u.${column}`).join(", "))
           const [count] = yield* sql<{ total: unknown }>`SELECT count(*) AS total FROM collaborations WHERE repo_id = ${repositoryId}`
-          const rows = yield* sql<UserRow>`SELECT ${columns} FROM collaborations c JOIN users u ON u.id = c.user_id
-            WHERE c.repo_id = ${repositoryId} ORDER BY c.created_at, u.id ${page(request)}`
-          return { items: rows.map(toUser), total: int(count?.total ?? 0) }
+          const rows = yield* sql`SELECT ${sql.literal(userColumns("u"))} FROM collaborations c JOIN users u ON u.id = c.user_id
+            WHERE c.repo_id = ${repositoryId} ORDER BY c.created_at, u.id ${page(request)}`.values
+          return { items: rows.map((row) => userAt(row, 0)), total: int(count?.total ?? 0) }
         }).pipe(Effect.orDie)
     })
   })
