@@ -102,22 +102,25 @@ export const RepoCollaboratorPermissionJson = Schema.Struct({
 
 const segment = encodeURIComponent
 
-/** `git@host:owner/name.git` on the default SSH port (Forgejo's `CloneLink`). */
-const sshUrl = (urls: SiteUrls, owner: string, name: string): string =>
-  `git@${urls.hostname}:${segment(owner)}/${segment(name)}.git`
+type ParentRepositoryJson = typeof ParentRepositoryJson.Type
 
-export const toRepositoryJson = (item: AccessibleRepository, urls: SiteUrls): RepositoryJson => ({
-  ...repositoryFields(item, urls),
-  // Forgejo renders the base with the fork's permissions.
-  parent: item.parent === undefined ? null : repositoryFields({ ...item.parent, access: item.access }, urls)
-})
+export const toRepositoryJson = (item: AccessibleRepository, urls: SiteUrls): RepositoryJson =>
+  repositoryJson(
+    item,
+    urls,
+    // Forgejo renders the base with the fork's permissions.
+    item.parent === undefined ? null : repositoryJson({ ...item.parent, access: item.access }, urls, null)
+  )
 
-const repositoryFields = (item: AccessibleRepository, urls: SiteUrls): typeof ParentRepositoryJson.Type => {
+/** The JSON of `item` with `parent` in its place (built in one literal: a page renders 50 of them). */
+const repositoryJson = <Parent extends ParentRepositoryJson | null>(item: AccessibleRepository, urls: SiteUrls, parent: Parent) => {
   const { repository, owner, access } = item
   const { units } = repository
   const pulls = hasUnit(repository, "repo.pulls")
-  const htmlUrl = `${urls.rootUrl}${segment(owner.name)}/${segment(repository.name)}`
-  const apiUrl = `${urls.rootUrl}api/v1/repos/${segment(owner.name)}/${segment(repository.name)}`
+  // `owner/name` escaped once for the web, API and clone addresses.
+  const path = `${segment(owner.name)}/${segment(repository.name)}`
+  const htmlUrl = `${urls.rootUrl}${path}`
+  const apiUrl = `${urls.rootUrl}api/v1/repos/${path}`
   const code: AccessMode = access.units["repo.code"]
   const issues = hasUnit(repository, "repo.issues")
   return {
@@ -131,7 +134,7 @@ const repositoryFields = (item: AccessibleRepository, urls: SiteUrls): typeof Pa
     private: repository.isPrivate,
     fork: repository.isFork,
     template: repository.isTemplate,
-    parent: null,
+    parent,
     mirror: repository.isMirror,
     size: Math.floor(repository.size / 1024),
     language: "",
@@ -139,7 +142,8 @@ const repositoryFields = (item: AccessibleRepository, urls: SiteUrls): typeof Pa
     html_url: htmlUrl,
     url: apiUrl,
     link: "",
-    ssh_url: sshUrl(urls, owner.name, repository.name),
+    // `git@host:owner/name.git` on the default SSH port (Forgejo's `CloneLink`).
+    ssh_url: `git@${urls.hostname}:${path}.git`,
     clone_url: `${htmlUrl}.git`,
     original_url: repository.originalUrl,
     website: repository.website,
