@@ -260,6 +260,9 @@ const accessWith = (viewer: Option.Option<User>, owned: OwnedRepository, facts: 
   })
 }
 
+/** A fork whose base may still exist (its `parent`). */
+const isForkOfSome = (owned: OwnedRepository): boolean => owned.repository.isFork && owned.repository.forkId > 0
+
 /** Whether access needs no stored facts: anonymous callers, site admins, owners. */
 const decidedWithoutFacts = (viewer: Option.Option<User>, owned: OwnedRepository): boolean =>
   Option.match(viewer, { onNone: () => true, onSome: (user) => user.isAdmin || user.id === owned.owner.id })
@@ -358,14 +361,22 @@ export const layer: Layer.Layer<
     /** The base repositories of the forks among `owned`, by id. */
     const parentsOf = (owned: ReadonlyArray<OwnedRepository>) =>
       Effect.gen(function*() {
-        const ids = [...new Set(owned.flatMap((item) => (item.repository.isFork && item.repository.forkId > 0 ? [item.repository.forkId] : [])))]
+        const ids = [...new Set(owned.flatMap((item) => (isForkOfSome(item) ? [item.repository.forkId] : [])))]
         const found = yield* store.findByIds(ids)
         return new Map(found.map((parent) => [parent.repository.id, parent] as const))
       })
 
-    const withAccess = (viewer: Option.Option<User>, owned: ReadonlyArray<OwnedRepository>) =>
-      Effect.gen(function*() {
-        const needFacts = owned.filter((item) => !decidedWithoutFacts(viewer, item))
+    const withAccess = (
+      viewer: Option.Option<User>,
+      owned: ReadonlyArray<OwnedRepository>
+    ): Effect.Effect<ReadonlyArray<AccessibleRepository>> => {
+      const needFacts = Option.isSome(viewer) ? owned.filter((item) => !decidedWithoutFacts(viewer, item)) : []
+      // Anonymous callers, site admins and owners of repositories that are no forks (the lookups of
+      // hot reads) need no store: their answer is computed in place.
+      if (needFacts.length === 0 && !owned.some(isForkOfSome)) {
+        return Effect.succeed(owned.map((item) => ({ ...item, access: accessWith(viewer, item, noFacts), parent: undefined })))
+      }
+      return Effect.gen(function*() {
         const facts = Option.isSome(viewer) && needFacts.length > 0
           ? yield* store.accessFacts(viewer.value.id, needFacts.map((item) => item.repository))
           : noFacts
@@ -376,6 +387,7 @@ export const layer: Layer.Layer<
           parent: parents.get(item.repository.forkId)
         }))
       })
+    }
 
     const accessOf = (viewer: Option.Option<User>, owned: OwnedRepository) =>
       Effect.map(withAccess(viewer, [owned]), (items) => items[0]?.access ?? accessWith(viewer, owned, noFacts))
@@ -387,9 +399,12 @@ export const layer: Layer.Layer<
         item !== undefined && item.access.hasAccess ? Effect.succeed(item) : Effect.fail(hiddenOrMissing(ownerName, name)))
 
     const accessible = (viewer: Option.Option<User>, ownerName: string, name: string) =>
+      Effect.flatMap(store.find(ownerName, name), (found) =>
+        Option.isSome(found) ? reveal(viewer, found.value, ownerName, name) : missing(viewer, ownerName, name))
+
+    /** No repository of that name: an unknown owner, an old name that leads on, or a 404. */
+    const missing = (viewer: Option.Option<User>, ownerName: string, name: string) =>
       Effect.gen(function*() {
-        const found = yield* store.find(ownerName, name)
-        if (Option.isSome(found)) return yield* reveal(viewer, found.value, ownerName, name)
         const owner = yield* users.findByName(ownerName)
         if (Option.isNone(owner)) {
           return yield* new NotFound({ message: `user does not exist [uid: 0, name: ${ownerName}]` })
