@@ -43,11 +43,13 @@ export const makeRepoRequests = Effect.gen(function*() {
   const config = yield* KilnConfig
   const urls = siteUrls(config.rootUrl)
 
-  const publicOnly = Effect.map(Effect.service(Caller), (caller) =>
+  const publicOnlyFor = (caller: Caller["Service"]) =>
     Option.match(caller.principal, {
       onNone: () => false,
       onSome: (principal) => Option.match(principal.scopes, { onNone: () => false, onSome: isPublicOnly })
-    }))
+    })
+
+  const publicOnly = Effect.map(Effect.service(Caller), publicOnlyFor)
 
   /**
    * Statuses: Invalid 422 (400 for an unknown readme template), Forbidden 403, AlreadyExists 409,
@@ -71,10 +73,8 @@ export const makeRepoRequests = Effect.gen(function*() {
    * renamed repository's old name, and the public-only 403.
    */
   const lookup = (params: { readonly owner: string; readonly repo: string }) =>
-    Effect.gen(function*() {
-      const caller = yield* Caller
-      const viewer = Option.map(caller.principal, (principal) => principal.user)
-      const found = yield* repositories.accessible(viewer, params.owner, params.repo).pipe(
+    Effect.flatMap(Effect.service(Caller), (caller) =>
+      repositories.accessible(Option.map(caller.principal, (principal) => principal.user), params.owner, params.repo).pipe(
         Effect.catchTags({
           NotFound: (error) =>
             Effect.fail(
@@ -87,13 +87,13 @@ export const makeRepoRequests = Effect.gen(function*() {
               const location = movedLocation(config.rootUrl, request.url, `${API_PREFIX}/repos/`, moved)
               return Effect.fail(location === undefined ? errors.notFound() : new ApiMovedPermanently({ location }))
             })
-        })
-      )
-      if ((yield* publicOnly) && (found.repository.isPrivate || found.owner.visibility !== "public")) {
-        return yield* errors.forbidden(PUBLIC_ONLY_REPO_MESSAGE)
-      }
-      return found
-    })
+        }),
+        Effect.flatMap((found) =>
+          publicOnlyFor(caller) && (found.repository.isPrivate || found.owner.visibility !== "public")
+            ? Effect.fail(errors.forbidden(PUBLIC_ONLY_REPO_MESSAGE))
+            : Effect.succeed(found)
+        )
+      ))
 
   const render = (item: AccessibleRepository) => toRepositoryJson(item, urls)
 
