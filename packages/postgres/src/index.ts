@@ -1,5 +1,6 @@
 export * as ConnectionUrl from "./ConnectionUrl.ts"
 export * as Database from "./Database.ts"
 export * as DataDirLock from "./DataDirLock.ts"
+export * as EmbeddedStatistics from "./EmbeddedStatistics.ts"
 export * as Migrations from "./Migrations.ts"
 export * as PgliteBridge from "./PgliteBridge.ts"
