@@ -11,6 +11,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
 
+const adminAuth = `Basic ${Buffer.from("root:root-password").toString("base64")}`
+
 const send = async (port: number, method: string, path: string, body: unknown) => {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
@@ -21,8 +23,6 @@ const send = async (port: number, method: string, path: string, body: unknown) =
 }
 
 const git = (args: ReadonlyArray<string>) => execFileSync("git", args, { stdio: ["ignore", "pipe", "pipe"] })
-
-const adminAuth = `Basic ${Buffer.from("root:root-password").toString("base64")}`
 
 const get = async (port: number, path: string) => {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: adminAuth } })
@@ -47,12 +47,12 @@ describe("the server process", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "kiln-process-"))
     const first = spawnServer({ dataDir, port: await freePort() })
     await listening(first)
-    const created = await fetch(`http://127.0.0.1:${first.port}/api/v1/admin/users`, {
-      method: "POST",
-      headers: { authorization: adminAuth, "content-type": "application/json" },
-      body: JSON.stringify({ username: "persisted", email: "persisted@example.com", password: "password1" })
+    const created = await send(first.port, "POST", "/api/v1/admin/users", {
+      username: "persisted",
+      email: "persisted@example.com",
+      password: "password1"
     })
-    assert.strictEqual(created.status, 201)
+    assert.strictEqual(created.status, 201, created.body)
 
     // A second process on the same data dir stops at once and harms nothing.
     const second = spawnServer({ dataDir, port: await freePort() })
