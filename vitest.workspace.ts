@@ -11,5 +11,6 @@ export default [
   project("markdown", "packages/markdown", 30_000),
   project("openpgp", "packages/openpgp", 30_000),
   project("blobs", "packages/blobs", 30_000),
-  project("server", "apps/server", 60_000, ["test/support/globalSetup.ts"])
+  project("server", "apps/server", 60_000, ["test/support/globalSetup.ts"]),
+  project("example", "apps/example-portal", 600_000)
 ]

@@ -5,15 +5,10 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Logger } from "effect"
 import { createServer } from "node:http"
-import * as AdminBootstrap from "./AdminBootstrap.ts"
-import * as Application from "./Application.ts"
 import * as ArrayBufferReclaimer from "./platform/ArrayBufferReclaimer.ts"
 import * as KilnConfig from "./config/KilnConfig.ts"
-import * as Database from "./Database.ts"
 import { holdEarlyRequests } from "./http/EarlyRequests.ts"
-import * as HttpApp from "./http/HttpApp.ts"
-import * as MarkdownRenderer from "./MarkdownRenderer.ts"
-import * as SigningKey from "./SigningKey.ts"
+import * as KilnServer from "./KilnServer.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
@@ -25,13 +20,7 @@ const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   })
 }))
 
-export const ServerLive = HttpApp.layer.pipe(
-  Layer.provide(AdminBootstrap.layer),
-  Layer.provideMerge(Application.layer),
-  Layer.provide(SigningKey.layer),
-  Layer.provide(MarkdownRenderer.layer),
-  Layer.provide(HttpServerLive),
-  Layer.provide(Database.layer),
+export const ServerLive = KilnServer.compose(HttpServerLive).pipe(
   Layer.provideMerge(KilnConfig.layer),
   Layer.merge(ArrayBufferReclaimer.layer()),
   // One JSON object per line: the access log and every other log line are machine-readable.

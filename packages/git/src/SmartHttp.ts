@@ -59,6 +59,11 @@ export interface SmartHttpOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Failures that can no longer reach the client (afterPush rejected, git exited badly). */
   readonly onError?: (error: unknown, request: { readonly owner: string; readonly repo: string }) => void
+  /**
+   * The path clients see before the request's own path (the root URL's path without its trailing
+   * slash, Forgejo's `AppSubURL`), which a proxy or an embedding strips: redirects carry it.
+   */
+  readonly basePath?: string
 }
 
 export type SmartHttpAction = "info/refs" | GitService
@@ -252,7 +257,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       case "not-found":
         return plain(res, 404, "Not Found")
       case "moved":
-        return plain(res, 301, "Moved Permanently", { Location: movedPath(url, decision) })
+        return plain(res, 301, "Moved Permanently", { Location: `${options.basePath ?? ""}${movedPath(url, decision)}` })
       case "allowed":
         break
     }

@@ -2,7 +2,7 @@
  * Every setting Kiln reads from its environment, validated once at start-up.
  * Each bad value produces its own line, so an operator fixes them all in one go.
  */
-import { Config, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
+import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 
 export interface KilnSettings {
   readonly httpHost: string
@@ -164,3 +164,19 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
 
 /** Settings from the process environment. */
 export const layer: Layer.Layer<KilnConfig, InvalidConfiguration> = Layer.effect(KilnConfig, loadSettings)
+
+/**
+ * Settings from a value, for a service that embeds Kiln: what `overrides` leaves out takes the
+ * default it has when its environment variable is unset. Nothing is read from the environment.
+ */
+export const makeSettings = (
+  overrides: Partial<KilnSettings> & { readonly rootUrl: string; readonly dataDir: string }
+): Effect.Effect<KilnSettings, InvalidConfiguration> =>
+  Effect.gen(function*() {
+    const rootUrl = normaliseRootUrl(overrides.rootUrl)
+    if (Result.isFailure(rootUrl)) return yield* Effect.fail(new InvalidConfiguration([`rootUrl: ${rootUrl.failure}`]))
+    const defaults = yield* loadSettings.pipe(
+      Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord({ KILN_ROOT_URL: rootUrl.success }))
+    )
+    return { ...defaults, ...overrides, rootUrl: rootUrl.success }
+  })

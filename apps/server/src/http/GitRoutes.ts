@@ -38,13 +38,13 @@ export type GitFallback = (
 ) => Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined
 
 /**
- * Whether `pathname` is a smart HTTP path directly under the root path: `/{owner}/{repo}/info/refs`,
- * `/{owner}/{repo}/git-upload-pack` or `/{owner}/{repo}/git-receive-pack` (never an API path).
+ * Whether `pathname` is a smart HTTP path: `/{owner}/{repo}/info/refs`, `/{owner}/{repo}/git-upload-pack`
+ * or `/{owner}/{repo}/git-receive-pack` (never an API path). Requests arrive without the root URL's
+ * path, which a proxy or an embedding strips, as they do for the API.
  */
-export const isSmartHttpPath = (rootPath: string, pathname: string): boolean => {
-  if (!pathname.startsWith(rootPath) || parseSmartHttpPath(pathname) === undefined) return false
-  const segments = pathname.slice(rootPath.length).split("/").length
-  return segments === (pathname.endsWith("/info/refs") ? 4 : 3)
+export const isSmartHttpPath = (pathname: string): boolean => {
+  if (parseSmartHttpPath(pathname) === undefined) return false
+  return pathname.split("/").length === (pathname.endsWith("/info/refs") ? 5 : 4)
 }
 
 const pathOf = (url: string) => new URL(url, "http://internal").pathname
@@ -64,7 +64,7 @@ export const make = Effect.gen(function*() {
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
   // The same directory the GitStorage adapter keeps repositories in (Application.ts).
   const root = join(config.dataDir, "repositories")
-  const rootPath = new URL(config.rootUrl).pathname
+  const basePath = new URL(config.rootUrl).pathname.replace(/\/$/, "")
 
   const signIn = (request: GitAccessRequest) =>
     Effect.gen(function*() {
@@ -125,6 +125,7 @@ export const make = Effect.gen(function*() {
   const handler = makeSmartHttpHandler({
     authorize: (request) => run(decide(request)),
     afterPush: (push) => run(afterPush(push)),
+    basePath,
     onError: (error, request) =>
       void run(Effect.logError(`git smart HTTP failed for ${request.owner}/${request.repo}`, error))
   })
@@ -142,6 +143,6 @@ export const make = Effect.gen(function*() {
       return HttpServerResponse.empty({ status: res.statusCode })
     })
 
-  const fallback: GitFallback = (request) => isSmartHttpPath(rootPath, pathOf(request.url)) ? serve(request) : undefined
-  return { fallback, isGitPath: (url: string) => isSmartHttpPath(rootPath, pathOf(url)) }
+  const fallback: GitFallback = (request) => isSmartHttpPath(pathOf(request.url)) ? serve(request) : undefined
+  return { fallback, isGitPath: (url: string) => isSmartHttpPath(pathOf(url)) }
 })

@@ -1,0 +1,29 @@
+/**
+ * Kiln's whole HTTP application over the database its settings name, served on the HttpServer that
+ * `httpServer` provides: a listening Node server for `pnpm start`, or a mount point in another
+ * service (embedding/MountedServer.ts). It exposes the application's services too.
+ */
+import type * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Layer } from "effect"
+import type { HttpServer } from "effect/http"
+import * as AdminBootstrap from "./AdminBootstrap.ts"
+import * as Application from "./Application.ts"
+import * as Database from "./Database.ts"
+import * as HttpApp from "./http/HttpApp.ts"
+import * as MarkdownRenderer from "./MarkdownRenderer.ts"
+import * as SigningKey from "./SigningKey.ts"
+
+/** What NodeHttpServer's layer provides: the server, and the platform services its responses use. */
+export type ServerServices = HttpServer.HttpServer | Layer.Success<typeof NodeHttpServer.layerHttpServices>
+
+export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
+  HttpApp.layer.pipe(
+    Layer.provide(AdminBootstrap.layer),
+    Layer.provideMerge(Application.layer),
+    Layer.provide(SigningKey.layer),
+    Layer.provide(MarkdownRenderer.layer),
+    // Listening once the database is up, before the application is built: EarlyRequests holds
+    // what arrives meanwhile.
+    Layer.provide(httpServer),
+    Layer.provide(Database.layer)
+  )
