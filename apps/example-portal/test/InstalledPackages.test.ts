@@ -73,7 +73,7 @@ describe("the packed packages", () => {
       assert.deepStrictEqual(ours, [])
 
       const tests = await run(process.execPath, ["--test", "test/Portal.spec.ts"], { cwd: project })
-      assert.match(tests.stdout, /# pass 4|ℹ pass 4/)
+      assert.match(tests.stdout, /# pass 5|ℹ pass 5/)
       assert.match(tests.stdout, /# fail 0|ℹ fail 0/)
     } finally {
       rmSync(root, { recursive: true, force: true })

@@ -79,6 +79,13 @@ test("git clones through the mount point", async () => {
     await run("git", ["clone", "--quiet", `${portal.url}/git-api/alice/hello.git`, join(target, "hello")])
     assert.ok(existsSync(join(target, "hello", "README.md")))
     assert.match(await readFile(join(target, "hello", "README.md"), "utf8"), /hello/)
+    // A renamed repository's old URL redirects under the mount point, and git follows it.
+    assert.equal((await api("PATCH", "/repos/alice/hello", { name: "greeting" })).status, 200)
+    const moved = await fetch(`${portal.url}/git-api/alice/hello.git/info/refs?service=git-upload-pack`, { redirect: "manual" })
+    assert.equal(moved.status, 301)
+    assert.equal(moved.headers.get("location"), "/git-api/alice/greeting.git/info/refs?service=git-upload-pack")
+    const refs = await run("git", ["ls-remote", `${portal.url}/git-api/alice/hello.git`])
+    assert.match(refs.stdout, /refs\/heads\/main/)
   } finally {
     await rm(target, { recursive: true, force: true })
   }
@@ -93,4 +100,17 @@ test("the usage route reads quota usage through Kiln's domain services", async (
   assert.deepEqual(body.groups, [])
   const unknown = await fetch(`${portal.url}/usage/nobody`)
   assert.equal(unknown.status, 404)
+})
+
+test("@kiln/server/testing starts a throwaway Kiln for another project's tests", async () => {
+  const { startTestKiln } = await import("@kiln/server/testing")
+  const kiln = await startTestKiln()
+  try {
+    const me = await fetch(`${kiln.url}/api/v1/user`, { headers: { authorization: `token ${kiln.adminToken}` } })
+    assert.equal(me.status, 200)
+    assert.equal((await me.json() as { login: string }).login, kiln.admin.username)
+  } finally {
+    await kiln.close()
+  }
+  assert.equal(existsSync(kiln.dataDir), false)
 })
