@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
-import { InvalidConfiguration, loadSettings } from "../../src/config/KilnConfig.ts"
+import { InvalidConfiguration, loadSettings, makeSettings } from "../../src/config/KilnConfig.ts"
 
 const load = (env: Record<string, string>) =>
   loadSettings.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
@@ -57,5 +57,24 @@ describe("KilnConfig", () => {
       assert.isTrue(error.problems.some((problem) => problem.startsWith("KILN_ADMIN_USERNAME, KILN_ADMIN_PASSWORD and KILN_ADMIN_EMAIL")))
       const rootUrl = yield* Effect.flip(load({ KILN_ROOT_URL: "ftp://example.com" }))
       assert.deepStrictEqual(rootUrl.problems, ["KILN_ROOT_URL: must be an http(s) URL: ftp://example.com"])
+    }))
+
+  it.effect("from a value (embedding): the defaults for what it leaves out, the environment never read", () =>
+    Effect.gen(function*() {
+      const settings = yield* makeSettings({ rootUrl: "https://portal.example.com/git-api", dataDir: "/srv/kiln" }).pipe(
+        // Values an embedding must not pick up from its host's environment.
+        Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: { KILN_HTTP_PORT: "9999", KILN_ACCESS_LOG: "false" } }))
+      )
+      const defaults = yield* load({ KILN_ROOT_URL: "https://portal.example.com/git-api/" })
+      assert.deepStrictEqual(settings, { ...defaults, dataDir: "/srv/kiln" })
+      assert.strictEqual(settings.rootUrl, "https://portal.example.com/git-api/")
+      assert.strictEqual(settings.httpPort, 3000)
+      assert.strictEqual(settings.signingEmail, "noreply@portal.example.com")
+      const overridden = yield* makeSettings({ rootUrl: "http://a.test/", dataDir: "/d", accessLog: false, maxBodySize: 10 })
+      assert.isFalse(overridden.accessLog)
+      assert.strictEqual(overridden.maxBodySize, 10)
+      const invalid = yield* Effect.flip(makeSettings({ rootUrl: "not a url", dataDir: "/d" }))
+      assert.instanceOf(invalid, InvalidConfiguration)
+      assert.deepStrictEqual(invalid.problems, ["rootUrl: not an absolute URL: not a url"])
     }))
 })
