@@ -2,18 +2,21 @@
  * Where attachments download (outside the API, as Forgejo's web routes): `GET /attachments/{uuid}`
  * and `GET /{owner}/{repo}/releases/download/{tag}/{name}` (the URL a release's JSON gives when its
  * file names are unique). Whoever may read the repository's releases may download; everybody else
- * gets a 404. Files stream from disk with Range support; external attachments redirect, and so
+ * gets a 404. Tokens are held to the API's rules: `read:repository`, and public repositories only
+ * for a public-only token (403 otherwise). Files stream from disk with Range support; external attachments redirect, and so
  * does an old name of a renamed repository (301, as Forgejo's web routes).
  */
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { PUBLIC_ONLY_REPO_MESSAGE } from "@kiln/domain/auth/AccessTokenScope"
+import type { Principal } from "@kiln/domain/auth/Authentication"
 import { type AttachmentDownload, Releases } from "@kiln/domain/release/Releases"
-import { Repositories } from "@kiln/domain/repo/Repositories"
+import { isPublicRepository, Repositories } from "@kiln/domain/repo/Repositories"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { NOT_FOUND_MESSAGE } from "../http/ApiErrors.ts"
 import { movedLocation } from "../http/RepositoryRedirect.ts"
 import { contentDisposition, fileResponse, head, sniffContentType } from "./BlobResponse.ts"
-import { makeRouteCaller } from "./RouteCaller.ts"
+import { isPublicOnlyCaller, makeRouteCaller, requireTokenScopes } from "./RouteCaller.ts"
 
 const httpDate = (unixSeconds: number): string => new Date(unixSeconds * 1000).toUTCString()
 
@@ -26,7 +29,9 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
 
   const notFound = HttpServerResponse.jsonUnsafe({ message: NOT_FOUND_MESSAGE, url: errorUrl, errors: [] }, { status: 404 })
 
-  const viewer = callerOf.pipe(Effect.map(Option.map((principal) => principal.user)))
+  /** The signed-in caller, after the scope check of the API's repository routes. */
+  const caller = Effect.tap(callerOf, (principal) => requireTokenScopes(principal, [{ category: "repository", level: "read" }]))
+  const userOf = Option.map((principal: Principal) => principal.user)
 
   const serve = (download: AttachmentDownload) =>
     Effect.gen(function*() {
@@ -50,9 +55,14 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
 
   yield* router.add("GET", "/attachments/:uuid", Effect.gen(function*() {
     const { uuid = "" } = yield* HttpRouter.params
-    const download = yield* releases.download(yield* viewer, uuid)
+    const principal = yield* caller
+    const download = yield* releases.download(userOf(principal), uuid, isPublicOnlyCaller(principal))
     return yield* serve(download)
-  }).pipe(Effect.catchTag("NotFound", () => Effect.succeed(notFound)), Effect.catch(refused)))
+  }).pipe(
+    Effect.catchTag("NotFound", () => Effect.succeed(notFound)),
+    Effect.catchTag("Forbidden", (error) => refused({ status: 403, message: error.message })),
+    Effect.catch(refused)
+  ))
 
   yield* router.add("GET", "/:owner/:repo/releases/download/*", Effect.gen(function*() {
     const params = yield* HttpRouter.params
@@ -62,7 +72,11 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     if (slash <= 0) return notFound
     const tag = decodeURIComponent(rest.slice(0, slash))
     const name = decodeURIComponent(rest.slice(slash + 1))
-    const target = yield* repositories.accessible(yield* viewer, params["owner"] ?? "", params["repo"] ?? "")
+    const principal = yield* caller
+    const target = yield* repositories.accessible(userOf(principal), params["owner"] ?? "", params["repo"] ?? "")
+    if (isPublicOnlyCaller(principal) && !isPublicRepository(target)) {
+      return yield* refused({ status: 403, message: PUBLIC_ONLY_REPO_MESSAGE })
+    }
     return yield* serve(yield* releases.downloadByName(target, tag, name))
   }).pipe(
     Effect.catchTag("NotFound", () => Effect.succeed(notFound)),

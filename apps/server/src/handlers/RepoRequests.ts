@@ -4,10 +4,10 @@
  */
 import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
+import { isPublicOnly, PUBLIC_ONLY_REPO_MESSAGE } from "@kiln/domain/auth/AccessTokenScope"
 import type { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "@kiln/domain/errors"
 import type { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
-import { type AccessibleRepository, type CreateRepositoryInput, Repositories } from "@kiln/domain/repo/Repositories"
+import { type AccessibleRepository, type CreateRepositoryInput, isPublicRepository, Repositories } from "@kiln/domain/repo/Repositories"
 import { API_PREFIX } from "../api/Paths.ts"
 import type { CreateRepoOption } from "../api/UserReposApi.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
@@ -17,7 +17,7 @@ import { movedLocation } from "../http/RepositoryRedirect.ts"
 import { toRepositoryJson } from "../wire/Repository.ts"
 import { siteUrls } from "../wire/User.ts"
 
-export const PUBLIC_ONLY_REPO_MESSAGE = "token scope is limited to public repos"
+export { PUBLIC_ONLY_REPO_MESSAGE }
 
 export type RepositoryFailure = Invalid | Forbidden | AlreadyExists | Conflict | NotFound | GitStorageFailure
 
@@ -89,7 +89,7 @@ export const makeRepoRequests = Effect.gen(function*() {
             })
         }),
         Effect.flatMap((found) =>
-          publicOnlyFor(caller) && (found.repository.isPrivate || found.owner.visibility !== "public")
+          publicOnlyFor(caller) && !isPublicRepository(found)
             ? Effect.fail(errors.forbidden(PUBLIC_ONLY_REPO_MESSAGE))
             : Effect.succeed(found)
         )

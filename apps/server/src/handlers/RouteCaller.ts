@@ -4,6 +4,7 @@
  */
 import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
+import { hasScopes, isPublicOnly, type RequiredScope, requiredScopeMessage } from "@kiln/domain/auth/AccessTokenScope"
 import { Authentication as Authenticator, type Principal } from "@kiln/domain/auth/Authentication"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { parseAuthorization } from "../http/Authentication.ts"
@@ -29,3 +30,16 @@ export const makeRouteCaller = Effect.gen(function*() {
     return Option.some(principal)
   })
 })
+
+/** The API's scope rule for a route outside it: a token lacking the scopes is refused with Forgejo's 403. */
+export const requireTokenScopes = (
+  principal: Option.Option<Principal>,
+  required: ReadonlyArray<RequiredScope>
+): Effect.Effect<void, CallerRefusal> =>
+  Option.isSome(principal) && Option.isSome(principal.value.scopes) && !hasScopes(principal.value.scopes.value, required)
+    ? Effect.fail({ status: 403, message: requiredScopeMessage(required) })
+    : Effect.void
+
+/** Whether the caller signed in with a token limited to public resources. */
+export const isPublicOnlyCaller = (principal: Option.Option<Principal>): boolean =>
+  Option.isSome(principal) && Option.isSome(principal.value.scopes) && isPublicOnly(principal.value.scopes.value)

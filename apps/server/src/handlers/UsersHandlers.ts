@@ -59,9 +59,13 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
       return { owner, principal: caller.principal.value }
     })
 
-  /** Token creation and deletion need Basic authentication (a token passed as Basic counts). */
-  const requireBasic = (principal: Principal) =>
-    principal.method === "token" ? Effect.fail(errors.unauthorized("auth required")) : Effect.void
+  /**
+   * Forgejo's `reqBasicOrRevProxyAuth` on the token routes: a password sign-in. A token presented as
+   * the Basic password or user name is token authentication (current Forgejo), so a token can never
+   * list, mint or revoke tokens, whatever its scopes.
+   */
+  const requirePasswordSignIn = (principal: Principal) =>
+    principal.method === "basic-password" ? Effect.void : Effect.fail(errors.unauthorized("auth required"))
 
   return handlers
     .handle("userGetCurrent", () =>
@@ -98,7 +102,8 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
       }))
     .handle("userGetTokens", ({ params, query }) =>
       Effect.gen(function*() {
-        const { owner } = yield* selfOrAdmin(params.username)
+        const { owner, principal } = yield* selfOrAdmin(params.username)
+        yield* requirePasswordSignIn(principal)
         const page = pageFromQuery(query)
         const result = yield* tokens.list(owner, page)
         yield* setPagingHeaders({ total: result.total })
@@ -107,7 +112,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
     .handle("userCreateToken", ({ params, payload }) =>
       Effect.gen(function*() {
         const { owner, principal } = yield* selfOrAdmin(params.username)
-        yield* requireBasic(principal)
+        yield* requirePasswordSignIn(principal)
         const issued = yield* tokens.issue(owner, payload.name, payload.scopes ?? []).pipe(
           Effect.mapError((error) => errors.badRequest(error.message))
         )
@@ -116,7 +121,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
     .handle("userDeleteAccessToken", ({ params }) =>
       Effect.gen(function*() {
         const { owner, principal } = yield* selfOrAdmin(params.username)
-        yield* requireBasic(principal)
+        yield* requirePasswordSignIn(principal)
         yield* tokens.revoke(owner, params.token).pipe(Effect.mapError(() => errors.notFound()))
       }))
 }))

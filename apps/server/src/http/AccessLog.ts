@@ -1,5 +1,7 @@
 /**
  * One JSON line per request (method, path, status, duration, caller address) on standard output.
+ * Credentials never reach it: query values that carry them (Forgejo's `token`, `access_token`,
+ * `sudo`, and any `authorization`) are redacted, and no header is logged.
  * Lines are built by hand and written in batches: going through the logger's formatter and a
  * synchronous write per request cost a seventh of the server's time under load.
  */
@@ -19,6 +21,29 @@ const write = (line: string) => {
   pending.push(line)
 }
 
+/** Query names, lower-cased, whose values are credentials or act for another account. */
+const credentialNames = new Set(["token", "access_token", "sudo", "authorization"])
+
+const decodedName = (raw: string): string => {
+  try {
+    return decodeURIComponent(raw.replaceAll("+", " ")).toLowerCase()
+  } catch {
+    return raw.toLowerCase()
+  }
+}
+
+/** The request target as logged: credential values in the query become `REDACTED`, the rest stays as sent. */
+export const loggedPath = (url: string): string => {
+  const question = url.indexOf("?")
+  if (question < 0) return url
+  const parts = url.slice(question + 1).split("&").map((part) => {
+    const equals = part.indexOf("=")
+    const name = equals < 0 ? part : part.slice(0, equals)
+    return credentialNames.has(decodedName(name)) ? `${name}=REDACTED` : part
+  })
+  return `${url.slice(0, question)}?${parts.join("&")}`
+}
+
 export const accessLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const started = performance.now()
@@ -28,7 +53,7 @@ export const accessLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServer
       const durationMs = Math.round((performance.now() - started) * 100) / 100
       write(
         `{"message":"request","level":"INFO","timestamp":"${new Date().toISOString()}","method":${JSON.stringify(request.method)},"path":${
-          JSON.stringify(request.url)
+          JSON.stringify(loggedPath(request.url))
         },"status":${status},"durationMs":${durationMs},"remote":${JSON.stringify(remote)}}\n`
       )
       return Effect.void

@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { addToTeam, createTeam } from "../support/OrgFixtures.ts"
 import { bareRepositoryPath, git, seedRepository } from "./ArchiveFixtures.ts"
 import { at, createUser, request, ROOT_URL } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
@@ -59,6 +60,13 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("forks", (it) => {
       const notMember = yield* request("POST", "/api/v1/repos/ada/content/forks", { auth: bo.auth, json: { organization: "ada-org" } })
       assert.strictEqual(notMember.status, 403)
       assert.strictEqual(at(notMember.body, "message"), "User is no Member of Organisation 'ada-org'")
+      // A member of a team that may not create repositories may not fork into the organization either.
+      const readers = yield* createTeam(ada.auth, "ada-org", { name: "readers", permission: "read", units: ["repo.code"], can_create_org_repo: false })
+      yield* addToTeam(ada.auth, readers, "bo")
+      const readOnly = yield* request("POST", "/api/v1/repos/ada/content/forks", { auth: bo.auth, json: { organization: "ada-org", name: "official" } })
+      assert.strictEqual(readOnly.status, 403, readOnly.text)
+      assert.deepStrictEqual(readOnly.body, { message: "User is not allowed to create repos in Organisation 'ada-org'", url: errorUrl })
+      assert.strictEqual((yield* request("GET", "/api/v1/repos/ada-org/official", { auth: ada.auth })).status, 404)
 
       const listed = yield* request("GET", "/api/v1/repos/ada/content/forks")
       assert.strictEqual(listed.status, 200)

@@ -229,4 +229,57 @@ layer(TestServer.layer({ attachmentMaxSize: MAX }), { timeout: "180 seconds" })(
       assert.deepStrictEqual(yield* quota.listAttachments(ownerId, page), { items: [], total: 0 })
       assert.strictEqual((yield* download(`/attachments/${at(small.body, "uuid")}`, user.auth)).status, 404)
     }))
+  it.effect("hides a draft and its files from readers on every route: by id, by tag, assets, both downloads", () =>
+    Effect.gen(function*() {
+      const owner = yield* createUser("att-draft")
+      const reader = yield* createUser("att-draft-reader")
+      const repo = yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name: "app", auto_init: true } })
+      assert.strictEqual(repo.status, 201, repo.text)
+      const draft = yield* request("POST", "/api/v1/repos/att-draft/app/releases", { auth: owner.auth, json: { tag_name: "v9", draft: true } })
+      assert.strictEqual(draft.status, 201, draft.text)
+      const releasePath = `/api/v1/repos/att-draft/app/releases/${at(draft.body, "id")}`
+      const file = yield* send("POST", `${releasePath}/assets?name=embargo.bin`, "embargoed", owner.auth, { "content-type": "application/octet-stream" })
+      assert.strictEqual(file.status, 201, file.text)
+      const apiRoutes = [releasePath, "/api/v1/repos/att-draft/app/releases/tags/v9", `${releasePath}/assets`, `${releasePath}/assets/${at(file.body, "id")}`]
+      const downloads = [`/attachments/${at(file.body, "uuid")}`, "/att-draft/app/releases/download/v9/embargo.bin"]
+      for (const auth of [undefined, reader.auth]) {
+        for (const path of apiRoutes) {
+          const hidden = yield* request("GET", path, { auth })
+          assert.strictEqual(hidden.status, 404, `${path}: ${hidden.text}`)
+          assert.strictEqual(hidden.text.includes("embargo"), false)
+        }
+        for (const path of downloads) assert.strictEqual((yield* download(path, auth)).status, 404, path)
+      }
+      for (const path of apiRoutes) assert.strictEqual((yield* request("GET", path, { auth: owner.auth })).status, 200, path)
+      for (const path of downloads) assert.strictEqual((yield* download(path, owner.auth)).status, 200, path)
+    }))
+
+  it.effect("downloads hold tokens to the API's scopes: read:repository, and public repositories only for public-only", () =>
+    Effect.gen(function*() {
+      const { user, assets } = yield* setUp("att-scoped", true)
+      const uploaded = yield* send("POST", `${assets}?name=secret.bin`, "secret", user.auth, { "content-type": "application/octet-stream" })
+      assert.strictEqual(uploaded.status, 201, uploaded.text)
+      const paths = [`/attachments/${at(uploaded.body, "uuid")}`, "/att-scoped/app/releases/download/v1.0/secret.bin"]
+      const tokenAuth = (secret: string): Record<string, string> => ({ authorization: `token ${secret}` })
+      const basicToken = (secret: string): Record<string, string> => ({ authorization: `Basic ${Buffer.from(`att-scoped:${secret}`).toString("base64")}` })
+      const misc = yield* TestServer.createToken(user.auth, "att-scoped", "misc", ["read:misc"])
+      const publicOnly = yield* TestServer.createToken(user.auth, "att-scoped", "public", ["public-only", "read:repository"])
+      const reader = yield* TestServer.createToken(user.auth, "att-scoped", "reader", ["read:repository"])
+      for (const path of paths) {
+        for (const headers of [tokenAuth(misc), basicToken(misc)]) {
+          const refused = yield* download(path, undefined, headers)
+          assert.strictEqual(refused.status, 403, path)
+          assert.deepStrictEqual(JSON.parse(new TextDecoder().decode(refused.bytes)), {
+            message: "token does not have at least one of required scope(s): [read:repository]",
+            url: `${ROOT_URL}api/swagger`
+          })
+        }
+        const limited = yield* download(path, undefined, tokenAuth(publicOnly))
+        assert.strictEqual(limited.status, 403, path)
+        assert.strictEqual(JSON.parse(new TextDecoder().decode(limited.bytes)).message, "token scope is limited to public repos")
+        const allowed = yield* download(path, undefined, tokenAuth(reader))
+        assert.strictEqual(allowed.status, 200, path)
+        assert.strictEqual(new TextDecoder().decode(allowed.bytes), "secret")
+      }
+    }))
 })

@@ -106,6 +106,16 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("users, tokens and keys", 
       const plainToken = yield* request("POST", "/api/v1/users/frank/tokens", { auth: { token: secret }, json: { name: "z", scopes: ["all"] } })
       assert.strictEqual(plainToken.status, 401)
       assert.strictEqual(at(plainToken.body, "message"), "auth required")
+      // A token can never mint, list or revoke tokens, however it is presented and whatever its scopes.
+      const scoped = yield* createToken(frank.auth, "frank", "scoped", ["public-only", "write:user"])
+      for (const tokenAuth of [basic("frank", scoped), basic(scoped, ""), basic(scoped, "x-oauth-basic"), basic("frank", secret), { bearer: secret }]) {
+        const minted = yield* request("POST", "/api/v1/users/frank/tokens", { auth: tokenAuth, json: { name: "escalated", scopes: ["all"] } })
+        assert.strictEqual(minted.status, 401, minted.text)
+        assert.deepStrictEqual(minted.body, { message: "auth required", url: `${ROOT_URL}api/swagger` })
+        assert.strictEqual((yield* request("GET", "/api/v1/users/frank/tokens", { auth: tokenAuth })).status, 401)
+        assert.strictEqual((yield* request("DELETE", "/api/v1/users/frank/tokens/norm", { auth: tokenAuth })).status, 401)
+      }
+      assert.strictEqual((yield* request("DELETE", "/api/v1/users/frank/tokens/scoped", { auth: frank.auth })).status, 204)
 
       const listed = yield* request("GET", "/api/v1/users/frank/tokens", { auth: frank.auth })
       assert.strictEqual(listed.status, 200)

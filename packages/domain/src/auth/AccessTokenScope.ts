@@ -137,6 +137,9 @@ export const requireScopes = (
     ? Effect.void
     : Effect.fail(new Forbidden({ message: requiredScopeMessage(required) }))
 
+/** Forgejo's 403 text when a public-only token reaches a repository that is not public. */
+export const PUBLIC_ONLY_REPO_MESSAGE = "token scope is limited to public repos"
+
 /** Whether the token is limited to public repositories, organizations and users. */
 export const isPublicOnly = (tokenScopes: ReadonlyArray<AccessTokenScope>): boolean =>
   has(bitmapOf(tokenScopes), publicOnlyBits)

@@ -10,6 +10,7 @@
  * them back after a rollback.
  */
 import { Clock, Context, Effect, Exit, Layer, Option, Ref, Schema, type Stream } from "effect"
+import { PUBLIC_ONLY_REPO_MESSAGE } from "../auth/AccessTokenScope.ts"
 import { Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
 import { GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
@@ -18,7 +19,7 @@ import { isValidRefName } from "../git/RefName.ts"
 import { atLeast } from "../org/AccessMode.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import type { AccessibleRepository } from "../repo/Repositories.ts"
-import { Repositories } from "../repo/Repositories.ts"
+import { isPublicRepository, Repositories } from "../repo/Repositories.ts"
 import { Transactions } from "../repo/Transactions.ts"
 import type { User } from "../user/User.ts"
 import {
@@ -154,8 +155,15 @@ export class Releases extends Context.Service<Releases, {
     releaseId: number,
     attachmentId: number
   ) => Effect.Effect<void, Forbidden | NotFound | BlobStorageFailure>
-  /** `GET /attachments/{uuid}`: NotFound unless the viewer may read the releases of its repository. Counts the download. */
-  readonly download: (viewer: Option.Option<User>, uuid: string) => Effect.Effect<AttachmentDownload, NotFound>
+  /**
+   * `GET /attachments/{uuid}`: NotFound unless the viewer may read the releases of its repository;
+   * Forbidden when the caller's token is public-only and the repository is not public. Counts the download.
+   */
+  readonly download: (
+    viewer: Option.Option<User>,
+    uuid: string,
+    publicOnly: boolean
+  ) => Effect.Effect<AttachmentDownload, NotFound | Forbidden>
   /** `GET /{owner}/{repo}/releases/download/{tag}/{name}`: as `download`, by the release's tag and the file's name. */
   readonly downloadByName: (target: AccessibleRepository, tagName: string, name: string) => Effect.Effect<AttachmentDownload, NotFound>
 }>()("@kiln/domain/release/Releases") {}
@@ -201,6 +209,14 @@ export const layer: Layer.Layer<
     const findRelease = (target: AccessibleRepository, id: number) =>
       Effect.flatMap(store.find(target.repository.id, id), (found) =>
         Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(releaseMissing(id)))
+
+    /** A draft exists only for callers who may write the releases (Forgejo's 404 for everybody else). */
+    const visibleTo = (target: AccessibleRepository, release: Release): boolean => !release.isDraft || canWrite(target)
+
+    /** As `findRelease`, with drafts hidden from readers. */
+    const findVisibleRelease = (target: AccessibleRepository, id: number) =>
+      Effect.flatMap(findRelease(target, id), (release) =>
+        visibleTo(target, release) ? Effect.succeed(release) : Effect.fail(releaseMissing(id)))
 
     const detailsOf = (release: Release) =>
       Effect.map(store.details([release]), (all) => all[0] ?? { release, publisher: undefined, attachments: [] })
@@ -294,10 +310,17 @@ export const layer: Layer.Layer<
           return { _tag: "File", attachment, content } as const
         })
 
-    const inRepositoryOf = (attachment: Attachment, viewer: Option.Option<User>) =>
-      repositories.accessibleById(viewer, attachment.repoId).pipe(
-        Effect.flatMap((target) => canRead(target) ? Effect.void : Effect.fail(new NotFound({ message: READ_RELEASES_MESSAGE })))
-      )
+    /** The attachment's repository and release must be readable by the viewer; a draft's files only by its writers. */
+    const inRepositoryOf = (attachment: Attachment, viewer: Option.Option<User>, publicOnly: boolean) =>
+      Effect.gen(function*() {
+        const target = yield* repositories.accessibleById(viewer, attachment.repoId)
+        if (publicOnly && !isPublicRepository(target)) return yield* new Forbidden({ message: PUBLIC_ONLY_REPO_MESSAGE })
+        if (!canRead(target)) return yield* new NotFound({ message: READ_RELEASES_MESSAGE })
+        const release = yield* store.find(target.repository.id, attachment.releaseId)
+        if (Option.isNone(release) || !visibleTo(target, release.value)) {
+          return yield* new NotFound({ message: attachmentNotFoundMessage(0, attachment.uuid) })
+        }
+      })
 
     return Releases.of({
       list: (target, input) =>
@@ -312,13 +335,15 @@ export const layer: Layer.Layer<
           return { items: yield* store.details(page.items), total: page.total }
         }),
 
-      get: (target, id) => Effect.andThen(requireRead(target), Effect.flatMap(findRelease(target, id), detailsOf)),
+      get: (target, id) => Effect.andThen(requireRead(target), Effect.flatMap(findVisibleRelease(target, id), detailsOf)),
 
       getByTag: (target, tagName) =>
         Effect.gen(function*() {
           yield* requireRead(target)
           const found = yield* store.findByTag(target.repository.id, tagName)
-          if (Option.isNone(found)) return yield* new NotFound({ message: releaseNotFoundMessage(0, tagName) })
+          if (Option.isNone(found) || !visibleTo(target, found.value)) {
+            return yield* new NotFound({ message: releaseNotFoundMessage(0, tagName) })
+          }
           return yield* detailsOf(found.value)
         }),
 
@@ -385,12 +410,12 @@ export const layer: Layer.Layer<
         }),
 
       attachments: (target, releaseId) =>
-        Effect.andThen(requireRead(target), Effect.flatMap(findRelease(target, releaseId), detailsOf)),
+        Effect.andThen(requireRead(target), Effect.flatMap(findVisibleRelease(target, releaseId), detailsOf)),
 
       attachment: (target, releaseId, attachmentId) =>
         Effect.gen(function*() {
           yield* requireRead(target)
-          yield* findRelease(target, releaseId)
+          yield* findVisibleRelease(target, releaseId)
           return yield* findAttachment(releaseId, attachmentId)
         }),
 
@@ -454,11 +479,11 @@ export const layer: Layer.Layer<
           yield* withDetachedFiles(Effect.as(store.removeAttachment(attachment.id), [attachment]))
         }),
 
-      download: (viewer, uuid) =>
+      download: (viewer, uuid, publicOnly) =>
         Effect.gen(function*() {
           const found = yield* store.findAttachmentByUuid(uuid)
           if (Option.isNone(found)) return yield* new NotFound({ message: attachmentNotFoundMessage(0, uuid) })
-          yield* inRepositoryOf(found.value, viewer)
+          yield* inRepositoryOf(found.value, viewer, publicOnly)
           return yield* serve(found.value)
         }),
 
@@ -466,7 +491,9 @@ export const layer: Layer.Layer<
         Effect.gen(function*() {
           if (!canRead(target)) return yield* new NotFound({ message: READ_RELEASES_MESSAGE })
           const release = yield* store.findByTag(target.repository.id, tagName)
-          if (Option.isNone(release)) return yield* new NotFound({ message: releaseNotFoundMessage(0, tagName) })
+          if (Option.isNone(release) || !visibleTo(target, release.value)) {
+            return yield* new NotFound({ message: releaseNotFoundMessage(0, tagName) })
+          }
           const [first] = yield* store.findAttachmentsByName(release.value.id, name)
           if (first === undefined) return yield* new NotFound({ message: attachmentNotFoundMessage(0, "") })
           return yield* serve(first)

@@ -9,6 +9,7 @@ import { AlreadyExists, Forbidden, Invalid, NotFound } from "../errors.ts"
 import type { GitStorage, RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
 import { GitTransfers, type StagedRepository } from "../git/GitTransfers.ts"
+import { isOwnerTeam } from "../org/Team.ts"
 import type { TeamStore } from "../org/TeamStore.ts"
 import type { User } from "../user/User.ts"
 import type { UserStore } from "../user/UserStore.ts"
@@ -32,6 +33,7 @@ export interface ForkInput {
 }
 
 export const notOrgMemberMessage = (org: string): string => `User is no Member of Organisation '${org}'`
+export const mayNotCreateInOrgMessage = (org: string): string => `User is not allowed to create repos in Organisation '${org}'`
 
 export const alreadyForkedMessage = (owner: string, base: OwnedRepository, fork: OwnedRepository): string =>
   `repository is already forked by user [uname: ${owner}, repo path: ${base.owner.name}/${base.repository.name}, fork path: ${fork.owner.name}/${fork.repository.name}]`
@@ -103,12 +105,20 @@ export const makeForks = (deps: ForkDeps) => {
       if (!doer.isAdmin && !(yield* teams.isOrgMember(org.id, doer.id))) {
         return yield* new Forbidden({ message: notOrgMemberMessage(org.name) })
       }
+      // A fork is a new repository of the organization: only its owners and teams that may create repositories.
+      if (!doer.isAdmin) {
+        const memberships = yield* teams.listForMember(org.id, doer.id)
+        if (!memberships.some((team) => isOwnerTeam(team) || team.canCreateOrgRepo)) {
+          return yield* new Forbidden({ message: mayNotCreateInOrgMessage(org.name) })
+        }
+      }
       return org
     })
 
   /**
    * `POST /repos/{o}/{r}/forks` (the caller already passed the code-read gate). Errors in order:
-   * Invalid `org does not exist` (422), Forbidden `User is no Member of Organisation '<org>'` (403),
+   * Invalid `org does not exist` (422), Forbidden `User is no Member of Organisation '<org>'`, then
+   * `User is not allowed to create repos in Organisation '<org>'` (403),
    * AlreadyExists `repository is already forked by user [...]` or `repository already exists
    * [uname: o, name: n]` (409), Invalid for an unusable name (422).
    */

@@ -80,6 +80,10 @@ export interface AccessibleRepository extends OwnedRepository {
   readonly parent?: OwnedRepository | undefined
 }
 
+/** What a public-only token may reach: a public repository of a public owner. */
+export const isPublicRepository = (target: OwnedRepository): boolean =>
+  !target.repository.isPrivate && target.owner.visibility === "public"
+
 /** CreateRepoOption. */
 export interface CreateRepositoryInput {
   readonly name: string

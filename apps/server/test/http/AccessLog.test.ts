@@ -1,0 +1,51 @@
+/**
+ * The access log end to end: every request is one line on standard output, and no credential a
+ * client puts in the query (Forgejo's `token`, `access_token`, `sudo`, any `authorization`) or in a
+ * header is ever written.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { admin, request } from "../support/TestServer.ts"
+import * as TestServer from "../support/TestServer.ts"
+
+/** What the server writes to standard output while `effect` runs (the log is flushed on the next turn). */
+const capturedStdout = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const lines: Array<string> = []
+    const write = process.stdout.write.bind(process.stdout)
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      lines.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk))
+      return true
+    }) as typeof process.stdout.write
+    try {
+      yield* effect
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+    } finally {
+      process.stdout.write = write
+    }
+    return lines.join("")
+  })
+
+layer(TestServer.layer({ accessLog: true }), { timeout: "60 seconds" })("access log", (it) => {
+  it.effect("redacts credential query values and never writes the Authorization header", () =>
+    Effect.gen(function*() {
+      const secrets = ["s3cr3t-token", "s3cr3t-access", "s3cr3t-sudo", "s3cr3t-authz", "s3cr3t-upper", "root-password"]
+      const output = yield* capturedStdout(Effect.gen(function*() {
+        yield* request("GET", "/api/v1/version?token=s3cr3t-token&page=2", { auth: admin })
+        yield* request("GET", "/api/v1/user?access_token=s3cr3t-access&sudo=s3cr3t-sudo&limit=3", { auth: admin })
+        yield* request("GET", "/api/v1/version?Authorization=s3cr3t-authz&TOKEN=s3cr3t-upper&q=kept")
+        yield* request("GET", "/api/v1/version?%74oken=s3cr3t-token")
+      }))
+      const logged = output.split("\n").filter((line) => line.includes("\"message\":\"request\"")).map((line) => JSON.parse(line))
+      const paths = logged.map((line) => line.path)
+      assert.deepStrictEqual(paths, [
+        "/api/v1/version?token=REDACTED&page=2",
+        "/api/v1/user?access_token=REDACTED&sudo=REDACTED&limit=3",
+        "/api/v1/version?Authorization=REDACTED&TOKEN=REDACTED&q=kept",
+        "/api/v1/version?%74oken=REDACTED"
+      ])
+      for (const secret of [...secrets, Buffer.from("root:root-password").toString("base64")]) {
+        assert.strictEqual(output.includes(secret), false, secret)
+      }
+    }))
+})
