@@ -9,7 +9,8 @@
  * beside their own modules.
  *
  * `dist/` holds `main.js` (the server), `RenderWorker.js` (the markdown worker, which WorkerPool
- * finds beside its own chunk) and `templates/` (read by RepositoryTemplates from beside its chunk).
+ * finds beside its own chunk), `EditorConfigWorker.js` (found the same way by MatchingThread) and
+ * `templates/` (read by RepositoryTemplates from beside its chunk).
  */
 import { cpSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -26,7 +27,8 @@ export const bundleServer = async (): Promise<void> => {
   await build({
     input: {
       main: at("../src/main.ts"),
-      RenderWorker: at("../../../packages/markdown/src/worker/RenderWorker.ts")
+      RenderWorker: at("../../../packages/markdown/src/worker/RenderWorker.ts"),
+      EditorConfigWorker: at("../src/platform/editorconfig/EditorConfigWorker.ts")
     },
     platform: "node",
     external: [/^@electric-sql\/pglite(\/|$)/, "editorconfig"],
