@@ -26,7 +26,8 @@ export const bundleServer = async (): Promise<void> => {
   rmSync(dist, { recursive: true, force: true })
   await build({
     input: {
-      main: at("../src/main.ts"),
+      // The version check first; the server is a chunk it imports once the check passed.
+      main: at("../src/start.ts"),
       RenderWorker: at("../../../packages/markdown/src/worker/RenderWorker.ts"),
       EditorConfigWorker: at("../src/platform/editorconfig/EditorConfigWorker.ts")
     },
