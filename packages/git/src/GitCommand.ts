@@ -4,6 +4,8 @@ import { spawn } from "node:child_process"
 export interface GitCommandResult {
   readonly exitCode: number
   readonly stdout: string
+  /** The same output as bytes (file contents). */
+  readonly stdoutBytes: Buffer
   readonly stderr: string
 }
 
@@ -28,12 +30,15 @@ export const runGit = (
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk))
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk))
     child.on("error", reject)
-    child.on("close", (code) =>
+    child.on("close", (code) => {
+      const output = Buffer.concat(stdout)
       resolve({
         exitCode: code ?? -1,
-        stdout: Buffer.concat(stdout).toString("utf8"),
+        stdout: output.toString("utf8"),
+        stdoutBytes: output,
         stderr: Buffer.concat(stderr).toString("utf8")
-      }))
+      })
+    })
   })
 
 /** Every ref of the repository with the object it points at (`for-each-ref`, packed refs included). */

@@ -6,11 +6,11 @@
 import * as fs from "node:fs"
 import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises"
 import { dirname, join } from "node:path"
-import { commit, Errors, expandOid, listBranches, readBlob, readObject, resolveRef, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
+import { commit, Errors, expandOid, listBranches, readObject, resolveRef, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
 import { Effect, Layer, Option, Schedule } from "effect"
 import { AlreadyExists, Conflict, Invalid, NotFound } from "@kiln/domain/errors"
 import type { CommitInfo } from "@kiln/domain/git/CommitInfo"
-import { type CreateRepository, GitStorage, type InitialCommit, type InitialFile, type RepositoryLocation } from "@kiln/domain/git/GitStorage"
+import { type CreateRepository, FileTooLarge, GitStorage, type InitialCommit, type InitialFile, type RepositoryLocation } from "@kiln/domain/git/GitStorage"
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { isValidRefName } from "@kiln/domain/git/RefName"
 import { ZeroId } from "@kiln/domain/git/RefUpdate"
@@ -363,17 +363,27 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
           return new TextDecoder().decode(object.object)
         }),
 
-      readFile: (location, commitId, path) =>
+      readFile: (location, commitId, path, maxBytes) =>
         Effect.gen(function*() {
-          const { gitdir, cache } = yield* open(location)
-          yield* commitAt(gitdir, cache, commitId)
+          const { gitdir } = yield* open(location)
+          if (!fullId.test(commitId)) return yield* new NotFound({ message: `commit does not exist [id: ${commitId}]` })
           const filepath = path.replace(/^\/+/, "")
-          if (filepath === "") return Option.none()
-          return yield* lookup(
-            () => readBlob({ fs, gitdir, oid: commitId, filepath, cache }).then(({ blob }) => Option.some(blob)),
-            () => new NotFound({ message: `file does not exist [path: ${path}]` })
-          ).pipe(Effect.catchTag("NotFound", () => Effect.succeed(Option.none<Uint8Array>())))
-        }),
+          // No file is named by an empty, `.` or `..` segment (git would look outside the tree).
+          if (filepath.split("/").some((segment) => segment === "" || segment === "." || segment === "..")) return Option.none()
+          // The entry with its size (`git ls-tree -l`), through git itself: the size is known before
+          // anything is read, and no pack is loaded whole to find it.
+          const listed = yield* io("read file", () =>
+            runGit({ ...command, env: { GIT_LITERAL_PATHSPECS: "1" } }, gitdir, ["ls-tree", "-l", "-z", commitId, "--", filepath]))
+          if (listed.exitCode !== 0) return yield* new NotFound({ message: `commit does not exist [id: ${commitId}]` })
+          const entry = /^[0-7]+ blob ([0-9a-f]{40}) +(\d+)\t(.*)$/s.exec(listed.stdout.split("\0")[0] ?? "")
+          if (entry === null || entry[3] !== filepath) return Option.none()
+          const [, oid = "", sizeText = "0"] = entry
+          const size = Number(sizeText)
+          if (maxBytes !== undefined && size > maxBytes) return yield* new FileTooLarge({ path: filepath, size, limit: maxBytes })
+          const content = yield* io("read file", () => runGit(command, gitdir, ["cat-file", "blob", oid]))
+          if (content.exitCode !== 0) return yield* Effect.die(new GitStorageFailure({ operation: "read file", message: content.stderr.trim() }))
+          return Option.some(new Uint8Array(content.stdoutBytes.buffer, content.stdoutBytes.byteOffset, content.stdoutBytes.byteLength))
+        }).pipe(Effect.catchTag("GitStorageFailure", Effect.die)),
 
       createBranch: (location, name, commitId) =>
         Effect.gen(function*() {

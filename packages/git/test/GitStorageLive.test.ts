@@ -218,6 +218,10 @@ describe("GitStorageLive", () => {
       assert.strictEqual((yield* Effect.flip(repos.commitInfo(location, "1".repeat(40))))._tag, "NotFound")
       assert.strictEqual((yield* Effect.flip(repos.commitInfo(location, "../../../HEAD")))._tag, "NotFound")
       assert.deepStrictEqual(yield* repos.readFile(location, second, "../config"), Option.none())
+      // A size limit is checked before the file is read.
+      assert.deepStrictEqual(text(yield* repos.readFile(location, second, "src/main.ts", 10)), Option.some("export {}\n"))
+      const tooLarge = yield* Effect.flip(repos.readFile(location, second, "src/main.ts", 9))
+      assert.deepStrictEqual([tooLarge._tag, "size" in tooLarge ? tooLarge.size : undefined], ["FileTooLarge", 10])
     }))
 
   it.effect("creates and deletes branches with git's compare-and-swap", () =>

@@ -6,7 +6,8 @@ import {
   ApiInternalError,
   ApiMovedPermanentlyResponse,
   ApiNotFound,
-  ApiUnauthorized
+  ApiUnauthorized,
+  ApiValidationFailed
 } from "../http/ApiErrors.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { API_PREFIX } from "./Paths.ts"
@@ -24,6 +25,6 @@ export class EditorConfigApi extends HttpApiGroup.make("repositoryEditorConfig")
     params: { owner: Schema.String, repo: Schema.String, filepath: Schema.String },
     query: { ref: Schema.optional(Schema.String.annotate({ description: "The name of the commit/branch/tag. Default the repository’s default branch (usually master)" })) },
     success: EditorConfigDefinitionJson,
-    error: [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiInternalError, ApiMovedPermanentlyResponse]
+    error: [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError, ApiMovedPermanentlyResponse]
   }).annotate(OpenApi.Summary, "Get the EditorConfig definitions of a file in a repository")
 ).annotate(ScopeCategories, ["repository"]).prefix(API_PREFIX) {}

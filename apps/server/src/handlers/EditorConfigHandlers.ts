@@ -2,13 +2,10 @@
 import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GitStorage } from "@kiln/domain/git/GitStorage"
-import { definitionOf, EDITORCONFIG_PATH, EditorConfigMatcher } from "@kiln/domain/repo/EditorConfig"
+import { definitionOf, EDITORCONFIG_LIMITS, EDITORCONFIG_PATH, EditorConfigMatcher } from "@kiln/domain/repo/EditorConfig"
 import { Api } from "../api/Api.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
-
-/** Forgejo shows no file larger than this (setting.UI.MaxDisplayFileSize). */
-const MAX_DISPLAY_FILE_SIZE = 8 * 1024 * 1024
 
 export const EditorConfigHandlers = HttpApiBuilder.group(Api, "repositoryEditorConfig", Effect.fnUntraced(function*(handlers) {
   const { errors, lookup } = yield* makeRepoRequests
@@ -24,10 +21,17 @@ export const EditorConfigHandlers = HttpApiBuilder.group(Api, "repositoryEditorC
       const location = { owner: owner.name, name: repository.name }
       const ref = query.ref === undefined || query.ref === "" ? repository.defaultBranch : query.ref
       const commit = yield* git.resolveCommit(location, ref).pipe(Effect.mapError(() => errors.notFound()))
-      const file = yield* git.readFile(location, commit.id, EDITORCONFIG_PATH).pipe(Effect.mapError(() => errors.notFound()))
-      if (Option.isNone(file) || file.value.byteLength > MAX_DISPLAY_FILE_SIZE) return yield* errors.notFound()
+      const file = yield* git.readFile(location, commit.id, EDITORCONFIG_PATH, EDITORCONFIG_LIMITS.maxBytes).pipe(
+        Effect.mapError((error) =>
+          error._tag === "FileTooLarge"
+            ? errors.validation(`.editorconfig is ${error.size} bytes, more than the limit of ${error.limit} bytes`)
+            : errors.notFound()
+        )
+      )
+      if (Option.isNone(file)) return yield* errors.notFound()
+      // Past the limits or too slow to match: the file is refused (422), never left to hold the server.
       const properties = yield* matcher.propertiesFor(file.value, params.filepath).pipe(
-        Effect.mapError((error) => errors.internal(error.message))
+        Effect.mapError((error) => errors.validation(error.message))
       )
       return definitionOf(properties)
     }))

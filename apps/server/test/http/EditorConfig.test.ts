@@ -1,7 +1,8 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { seedRepository } from "./ArchiveFixtures.ts"
-import { createUser, request } from "../support/TestServer.ts"
+import { Effect, Fiber } from "effect"
+import { writeFileSync } from "node:fs"
+import { bareRepositoryPath, git, scratchDir, seedRepository } from "./ArchiveFixtures.ts"
+import { at, baseUrl, createUser, request } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 
 layer(TestServer.layer(), { timeout: "180 seconds" })("editorconfig", (it) => {
@@ -47,5 +48,92 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("editorconfig", (it) => {
       const go = yield* request("GET", "/api/v1/repos/bo/narrow/editorconfig/a.go")
       // EditorConfig: indent_style = tab with no indent_size means indent_size = tab.
       assert.deepStrictEqual(go.body, { indent_style: "tab", indent_size: "tab" })
+    }))
+})
+
+/** Replaces the content of `owner/name` (created with auto_init) with one `.editorconfig`. */
+const pushEditorConfig = (owner: string, name: string, content: string) =>
+  Effect.gen(function*() {
+    const work = scratchDir()
+    writeFileSync(`${work}/.editorconfig`, content)
+    yield* git(["init", "--quiet", "--initial-branch=main", work])
+    yield* git(["add", "-A"], work)
+    yield* git(["commit", "--quiet", "-m", "editorconfig"], work)
+    yield* git(["push", "--quiet", "--force", yield* bareRepositoryPath(owner, name), "main"], work)
+  })
+
+/** `/version` answered over the socket the whole time `during` runs: the longest wait, in ms. */
+const versionWhile = <A, E, R>(during: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const base = yield* baseUrl
+    let running = true
+    let longest = 0
+    let answered = 0
+    const poll = Effect.promise(async () => {
+      while (running) {
+        const started = performance.now()
+        const response = await fetch(`${base}/api/v1/version`)
+        await response.text()
+        if (response.status === 200) answered++
+        longest = Math.max(longest, performance.now() - started)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    })
+    const fiber = yield* Effect.forkChild(poll)
+    const result = yield* during.pipe(Effect.ensuring(Effect.sync(() => { running = false })))
+    yield* Fiber.join(fiber)
+    return { result, longest, answered }
+  })
+
+layer(TestServer.layer(), { timeout: "180 seconds" })("editorconfig that would hold the server", (it) => {
+  it.effect("a crafted 2 KB file of brace sets is refused with 422 within a second, /version answering meanwhile", () =>
+    Effect.gen(function*() {
+      const eve = yield* createUser("eve")
+      assert.strictEqual((yield* request("POST", "/api/v1/user/repos", { auth: eve.auth, json: { name: "braces", auto_init: true } })).status, 201)
+      // The review's file (finding 1): 20 headers of 18 brace sets took 27 s of CPU per lookup.
+      const crafted = Array.from({ length: 20 }, (_, i) => `[${"{a,b}".repeat(18)}${i}]\nindent_size=2\n`).join("")
+      assert.isAtMost(crafted.length, 2_200)
+      yield* pushEditorConfig("eve", "braces", crafted)
+      const { result, answered } = yield* versionWhile(Effect.gen(function*() {
+        const started = performance.now()
+        const refused = yield* request("GET", "/api/v1/repos/eve/braces/editorconfig/foo")
+        return { refused, millis: performance.now() - started }
+      }))
+      assert.strictEqual(result.refused.status, 422)
+      assert.match(String(at(result.refused.body, "message")), /brace sets, more than 8/)
+      assert.strictEqual(at(result.refused.body, "url"), `${TestServer.ROOT_URL}api/swagger`)
+      assert.isAtMost(result.millis, 1_000)
+      assert.isAtLeast(answered, 1)
+    }))
+
+  it.effect("a file within the limits that matches too slowly is stopped (422) while /version keeps answering", () =>
+    Effect.gen(function*() {
+      const fay = yield* createUser("fay")
+      assert.strictEqual((yield* request("POST", "/api/v1/user/repos", { auth: fay.auth, json: { name: "ranges", auto_init: true } })).status, 201)
+      // 31 bytes, one brace set: the range expands into 100,000 patterns (~5 s of CPU).
+      yield* pushEditorConfig("fay", "ranges", "[{1..100000}]\nindent_style = tab\n")
+      const { result, longest, answered } = yield* versionWhile(
+        Effect.all([1, 2].map(() => request("GET", "/api/v1/repos/fay/ranges/editorconfig/7")), { concurrency: "unbounded" })
+      )
+      for (const refused of result) {
+        assert.strictEqual(refused.status, 422)
+        assert.match(String(at(refused.body, "message")), /took longer than 1000 ms and was stopped/)
+      }
+      assert.isAtLeast(answered, 3)
+      // Generous: the event loop was never held for the seconds a match takes.
+      assert.isBelow(longest, 1_500)
+      // The next lookup gets a fresh matching thread.
+      yield* pushEditorConfig("fay", "ranges", "[*.go]\nindent_style = tab\n")
+      assert.deepStrictEqual((yield* request("GET", "/api/v1/repos/fay/ranges/editorconfig/a.go")).body, { indent_style: "tab", indent_size: "tab" })
+    }))
+
+  it.effect("a file over the size limit is refused before it is read", () =>
+    Effect.gen(function*() {
+      const gus = yield* createUser("gus")
+      assert.strictEqual((yield* request("POST", "/api/v1/user/repos", { auth: gus.auth, json: { name: "huge", auto_init: true } })).status, 201)
+      yield* pushEditorConfig("gus", "huge", `[*]\nindent_style = tab\n${"# padding\n".repeat(7_000)}`)
+      const refused = yield* request("GET", "/api/v1/repos/gus/huge/editorconfig/a.go")
+      assert.strictEqual(refused.status, 422)
+      assert.match(String(at(refused.body, "message")), /^\.editorconfig is 70\d+ bytes, more than the limit of 65536 bytes$/)
     }))
 })

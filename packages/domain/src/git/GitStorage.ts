@@ -2,7 +2,7 @@
  * The port through which the application keeps repositories on disk. Locations are the names the
  * database holds; the adapter maps them to storage (lower-cased, one directory per owner).
  */
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 import type { AlreadyExists, Conflict, Invalid, NotFound } from "../errors.ts"
 import type { CommitInfo, GitActor } from "./CommitInfo.ts"
 import type { GitStorageFailure } from "./GitStorageFailure.ts"
@@ -32,6 +32,13 @@ export interface CreateRepository {
   readonly defaultBranch: string
   readonly initialCommit?: InitialCommit
 }
+
+/** A file is larger than the reader asked to take (`readFile`'s `maxBytes`); nothing of it was read. */
+export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()("FileTooLarge", {
+  path: Schema.String,
+  size: Schema.Number,
+  limit: Schema.Number
+}) {}
 
 export interface BranchHead {
   readonly name: string
@@ -74,12 +81,16 @@ export class GitStorage extends Context.Service<GitStorage, {
    * signature verification splits into payload and signature.
    */
   rawCommit(location: RepositoryLocation, id: string): Effect.Effect<string, NotFound | Invalid>
-  /** The file at `path` in commit `commitId`; none when there is no file (or a directory) there. */
+  /**
+   * The file at `path` in commit `commitId`; none when there is no file (or a directory) there.
+   * Its size is looked up first: a file over `maxBytes` fails FileTooLarge without being read.
+   */
   readFile(
     location: RepositoryLocation,
     commitId: string,
-    path: string
-  ): Effect.Effect<Option.Option<Uint8Array>, NotFound | Invalid>
+    path: string,
+    maxBytes?: number
+  ): Effect.Effect<Option.Option<Uint8Array>, NotFound | Invalid | FileTooLarge>
   /**
    * Creates `refs/heads/<name>` at `commitId`, failing if the branch appeared meanwhile (git's
    * compare-and-swap). AlreadyExists when the branch exists; Conflict when a tag has that name or

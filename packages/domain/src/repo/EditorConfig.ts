@@ -25,6 +25,43 @@ export class EditorConfigMatcher extends Context.Service<EditorConfigMatcher, {
   readonly propertiesFor: (config: Uint8Array, fileName: string) => Effect.Effect<Readonly<Record<string, unknown>>, Invalid>
 }>()("@kiln/domain/repo/EditorConfigMatcher") {}
 
+/**
+ * What Kiln matches at all. Each brace set (`{a,b}`) multiplies the patterns a section header
+ * compiles into, and the library compiles every header for every lookup: a 2 KB file of 20 headers
+ * of 18 sets each took 27 s of CPU. Real files have a few sets per header and a few dozen sections.
+ * A numeric range (`{1..100000}`) expands too; the matcher's time limit stops what gets past these.
+ */
+export const EDITORCONFIG_LIMITS = {
+  /** Bytes of the file, checked before it is read. */
+  maxBytes: 64 * 1024,
+  maxSections: 256,
+  /** Characters of a section header line. */
+  maxHeaderLength: 256,
+  /** Opening braces in one section header. */
+  maxBraceSets: 8
+} as const
+
+/** Why `text` (an `.editorconfig`) is refused before matching, or undefined when it is within the limits. */
+export const editorConfigProblem = (text: string): string | undefined => {
+  let sections = 0
+  for (const raw of text.split(/\r\n|\n|\r/)) {
+    const line = raw.trim()
+    if (!line.startsWith("[")) continue
+    sections++
+    if (sections > EDITORCONFIG_LIMITS.maxSections) {
+      return `.editorconfig has more than ${EDITORCONFIG_LIMITS.maxSections} sections`
+    }
+    if (line.length > EDITORCONFIG_LIMITS.maxHeaderLength) {
+      return `.editorconfig section header is ${line.length} characters long, more than ${EDITORCONFIG_LIMITS.maxHeaderLength}`
+    }
+    const braces = line.split("{").length - 1
+    if (braces > EDITORCONFIG_LIMITS.maxBraceSets) {
+      return `.editorconfig section header has ${braces} brace sets, more than ${EDITORCONFIG_LIMITS.maxBraceSets}`
+    }
+  }
+  return undefined
+}
+
 const shown = ["charset", "indent_style", "indent_size", "end_of_line"] as const
 
 /**

@@ -4,7 +4,7 @@
  *
  * What it costs:
  * - Conditions are shaped so that an index drives the scan: a keyword through the trigram indexes
- *   (its pattern written into the statement text, see `like`); a user's own and collaborative
+ *   (a bound parameter: a custom plan sees the pattern); a user's own and collaborative
  *   repositories through `= ANY (ARRAY(...))` on the owner and primary-key indexes (under OR, an
  *   `IN (subquery)` can only filter, which walks every repository); hidden owners as an anti-join.
  * - The page's LIMIT and OFFSET are written into the text as well: a statement without parameters
@@ -35,6 +35,12 @@ const ORDER_COLUMN: Record<SearchOrder["sort"], string> = {
   forks: "r.num_forks",
   id: "r.id"
 }
+
+/**
+ * `text` as a LIKE pattern that matches exactly it (`\` is LIKE's default escape character).
+ * NUL cannot be in a text value (nor in any name), so it is left out rather than refused by the server.
+ */
+const literalPattern = (text: string): string => text.replaceAll("\u0000", "").replace(/[\\%_]/g, (c) => `\\${c}`)
 
 /** Counts kept (least recently used first out): one per condition, so per keyword and viewer. */
 const COUNTS_KEPT = 1_000
@@ -120,13 +126,12 @@ export const makeRepositorySearch = <Row>(columns: string, read: (values: Readon
     }
 
     /**
-     * A LIKE pattern written into the statement text. As a parameter it would let Postgres switch
-     * the prepared statement to a generic plan that cannot know the pattern is rare and walks the
-     * whole name index (or table) instead of the trigram index. Quotes are doubled
-     * (standard_conforming_strings is on); NUL cannot be in a text value.
+     * `column` contains `piece` (lower-cased), a bound parameter with LIKE's `\`, `%` and `_`
+     * escaped so that they match themselves. Nothing of the keyword is written into the statement
+     * text, whatever `standard_conforming_strings` says.
      */
-    const like = (column: string, pattern: string) =>
-      sql.literal(`${column} LIKE '${pattern.replaceAll("\u0000", "").replaceAll("'", "''")}'`)
+    const contains = (column: string, piece: string) =>
+      sql`${sql.literal(column)} LIKE ${`%${literalPattern(piece.toLowerCase())}%`}`
 
     const keywordCondition = (query: RepositorySearch): Statement.Fragment => {
       // No topics are stored: a topic-only search matches nothing.
@@ -134,13 +139,12 @@ export const makeRepositorySearch = <Row>(columns: string, read: (values: Readon
       const likes: Array<Statement.Fragment> = []
       const slashed = query.keyword.split("/")
       for (const piece of query.keyword.split(",")) {
-        const pattern = `%${piece.toLowerCase()}%`
-        likes.push(like("r.lower_name", pattern))
+        likes.push(contains("r.lower_name", piece))
         if (slashed.length === 2) {
-          likes.push(sql`(r.owner_id IN (SELECT u.id FROM users u WHERE ${like("u.lower_name", `%${(slashed[0] ?? "").toLowerCase()}%`)})
-            AND ${like("r.lower_name", `%${(slashed[1] ?? "").toLowerCase()}%`)})`)
+          likes.push(sql`(r.owner_id IN (SELECT u.id FROM users u WHERE ${contains("u.lower_name", slashed[0] ?? "")})
+            AND ${contains("r.lower_name", slashed[1] ?? "")})`)
         }
-        if (query.includeDescription) likes.push(like("lower(r.description)", pattern))
+        if (query.includeDescription) likes.push(contains("lower(r.description)", piece))
       }
       return sql.or(likes)
     }
@@ -164,7 +168,7 @@ export const makeRepositorySearch = <Row>(columns: string, read: (values: Readon
       const terms: Array<Statement.Fragment> = []
       const slashed = query.keyword.split("/")
       if (slashed.length === 2) {
-        terms.push(sql`CASE WHEN o.lower_name LIKE ${(slashed[0] ?? "").toLowerCase()} THEN 0 ELSE 1 END`)
+        terms.push(sql`CASE WHEN o.lower_name LIKE ${literalPattern((slashed[0] ?? "").toLowerCase())} THEN 0 ELSE 1 END`)
       }
       Option.match(query.order, {
         onNone: () => terms.push(sql.literal("r.lower_name ASC, r.id ASC")),

@@ -25,16 +25,38 @@ export const pglite = Effect.gen(function*() {
   return yield* Database.openPglite({ loadDataDir })
 })
 
-const layerPglite: Layer.Layer<Database.Client, SqlError.SqlError | Database.DatabaseOpenFailed> = Layer.unwrap(
-  Effect.map(pglite, Database.layerPgliteClient)
-)
+/** Server settings of a test database, e.g. `{ standard_conforming_strings: "off" }`. */
+export type Settings = Readonly<Record<string, string>>
+
+const settingName = /^[a-z_]+$/
+const assignments = (settings: Settings) =>
+  Object.entries(settings).map(([name, value]) => {
+    if (!settingName.test(name)) throw new Error(`not a setting name: ${name}`)
+    return `${name} = '${value.replaceAll("'", "''")}'`
+  })
+
+/**
+ * PGlite with `settings` for the database and for its one session, which the client keeps open
+ * (the bridge's `DISCARD ALL` on close would return to the values the session started with).
+ */
+const layerPglite = (settings: Settings): Layer.Layer<Database.Client, SqlError.SqlError | Database.DatabaseOpenFailed> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const db = yield* pglite
+    for (const assignment of assignments(settings)) {
+      yield* Effect.promise(() => db.exec(`ALTER DATABASE postgres SET ${assignment}; SET ${assignment}`))
+    }
+    return Database.layerPgliteClient(db)
+  }))
 
 /** One connection to the database `url` names, for creating and dropping the test databases. */
 export const adminLayer = (url: Redacted.Redacted<string>): Layer.Layer<Database.Client, SqlError.SqlError> =>
   PgClient.layer({ url, ...ConnectionUrl.defaultNames(url), maxConnections: 1 })
 
-/** A database of its own on the server at `url`, dropped when the scope closes. */
-export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Database.Client, SqlError.SqlError> =>
+/**
+ * A database of its own on the server at `url`, dropped when the scope closes, with `settings`
+ * set on it before any connection opens.
+ */
+export const layerServer = (url: Redacted.Redacted<string>, settings: Settings = {}): Layer.Layer<Database.Client, SqlError.SqlError> =>
   Layer.unwrap(Effect.gen(function*() {
     const admin = Context.get(yield* Layer.build(adminLayer(url)), SqlClient.SqlClient)
     const name = `kiln_t_${randomBytes(8).toString("hex")}`
@@ -43,12 +65,19 @@ export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Databas
       // FORCE: a connection that outlived its pool must not keep the database alive.
       () => Effect.ignore(admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`)
     )
+    for (const assignment of assignments(settings)) {
+      yield* admin`ALTER DATABASE ${admin(name)} SET ${admin.literal(assignment)}`
+    }
     return Database.layerServer(ConnectionUrl.withDatabase(url, name))
   }))
 
-export const layer: Layer.Layer<Database.Client, SqlError.SqlError | Database.DatabaseOpenFailed> = Layer.unwrap(
-  Effect.sync(() => {
+/** The test database (see above) with `settings` in force on every connection. */
+export const layerWithSettings = (
+  settings: Settings
+): Layer.Layer<Database.Client, SqlError.SqlError | Database.DatabaseOpenFailed> =>
+  Layer.unwrap(Effect.sync(() => {
     const url = process.env["KILN_TEST_DATABASE_URL"]
-    return url ? layerServer(Redacted.make(url)) : layerPglite
-  })
-)
+    return url ? layerServer(Redacted.make(url), settings) : layerPglite(settings)
+  }))
+
+export const layer: Layer.Layer<Database.Client, SqlError.SqlError | Database.DatabaseOpenFailed> = layerWithSettings({})

@@ -17,7 +17,6 @@ import { int } from "../../src/stores/Rows.ts"
 import * as UserStoreSql from "../../src/stores/UserStoreSql.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 
-const Database = migrations.pipe(Layer.provideMerge(TestDatabase.layer))
 const Stores = Layer.mergeAll(RepositoryStoreSql.layer, UserStoreSql.layer)
 
 const account = (name: string, fields: Partial<NewAccount> = {}) =>
@@ -67,7 +66,50 @@ const totalOf = (viewer: User | undefined, params: SearchParameters) =>
   // One per page: a full page, so the total is counted (or taken from a kept count).
   Effect.map(search(viewer, params, 1, 1), (found) => found.total)
 
-layer(Stores.pipe(Layer.provideMerge(Database)), { timeout: "120 seconds" })("repository search on a database", (it) => {
+/** The suite on a database with `settings` (see TestDatabase.layerWithSettings). */
+const suite = (name: string, settings: TestDatabase.Settings) =>
+  layer(Stores.pipe(Layer.provideMerge(migrations.pipe(Layer.provideMerge(TestDatabase.layerWithSettings(settings))))), {
+    timeout: "120 seconds"
+  })(name, (it) => {
+  it.effect("runs with the settings asked for", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      for (const [setting, value] of Object.entries(settings)) {
+        const [row] = yield* sql<{ value: unknown }>`SELECT current_setting(${setting}) AS value`.pipe(Effect.orDie)
+        assert.strictEqual(row?.value, value)
+      }
+    }))
+
+  it.effect("a keyword is text: quotes, backslashes, % and _ match themselves", () =>
+    Effect.gen(function*() {
+      const owner = yield* account("litz")
+      for (const name of ["a_b-litk", "axb-litk", "a%c-litk", "abc-litk", "q'\\k-litk"]) yield* repository(owner, name)
+      const names = (q: string) => Effect.map(search(undefined, { q }), (found) => found.names)
+
+      assert.deepStrictEqual(yield* names("a_b"), ["litz/a_b-litk"])
+      assert.deepStrictEqual(yield* names("a%c"), ["litz/a%c-litk"])
+      assert.deepStrictEqual(yield* names("%"), ["litz/a%c-litk"])
+      assert.deepStrictEqual(yield* names("_"), ["litz/a_b-litk"])
+      assert.deepStrictEqual(yield* names("litz/_"), ["litz/a_b-litk"])
+      assert.deepStrictEqual(yield* names("'\\k"), ["litz/q'\\k-litk"])
+      assert.deepStrictEqual(yield* names("\\"), ["litz/q'\\k-litk"])
+    }))
+
+  it.effect("SQL in a keyword is never run", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const owner = yield* account("injz")
+      yield* run(() => sql`UPDATE users SET password_hash = 'scrypt$secret' WHERE id = ${owner.id}`)
+      yield* repository(owner, "injk")
+      // The review's boolean oracle (finding 5): with the keyword written into the statement and
+      // standard_conforming_strings off, `\'` closed the literal and the rest ran as SQL.
+      const oracle = (guess: string) =>
+        `\\' or substring((select password_hash from users where id = ${owner.id}) from 1 for 1) = chr(${guess.charCodeAt(0)}))--`
+      assert.deepStrictEqual(yield* search(undefined, { q: oracle("s") }), { names: [], total: 0 })
+      assert.deepStrictEqual(yield* search(undefined, { q: oracle("x") }), { names: [], total: 0 })
+      assert.deepStrictEqual(yield* search(undefined, { q: "\\' or true)--" }), { names: [], total: 0 })
+    }))
+
   it.effect("orders by name and id, by owner then name (alpha), by the asked column, the named owner first", () =>
     Effect.gen(function*() {
       const ordz = yield* account("ordz")
@@ -243,3 +285,7 @@ layer(Stores.pipe(Layer.provideMerge(Database)), { timeout: "120 seconds" })("re
       assert.strictEqual((yield* search(undefined, { q: "epk", archived: "false" }, 1, 1)).total, 2)
     }))
 })
+
+suite("repository search on a database", {})
+// A server (or role, or DATABASE_URL) may run with backslash escapes in literals: nothing changes.
+suite("repository search with standard_conforming_strings off", { standard_conforming_strings: "off" })
