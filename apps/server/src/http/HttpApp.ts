@@ -1,6 +1,6 @@
 /** The HTTP application: the API, its description, the git endpoints, and the fallbacks. */
 import { Effect, Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
@@ -28,6 +28,7 @@ import * as GenericPackageRoutes from "../handlers/GenericPackageRoutes.ts"
 import { isUploadRequest, uploadBodyLimit } from "../handlers/UploadRequests.ts"
 import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigMatcherLive.ts"
 import { accessLog } from "./AccessLog.ts"
+import { forgejoErrorResponses } from "./ErrorResponses.ts"
 import * as ApiErrors from "./ApiErrors.ts"
 import * as Authentication from "./Authentication.ts"
 import * as BindingErrors from "./BindingErrors.ts"
@@ -40,6 +41,7 @@ import * as SiteAdminGate from "./SiteAdminGate.ts"
 import { forgejoSecurity, forgejoSecurityDefinitions } from "./swagger/SwaggerSecurity.ts"
 import { SwaggerRoutes } from "./swagger/SwaggerRoutes.ts"
 import * as TeamAssignment from "./TeamAssignment.ts"
+import { textInputGuard } from "./TextInputGuard.ts"
 
 const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
   .pipe(Layer.merge(MarkdownHandlers))
@@ -76,9 +78,14 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     exempt: git.isGitPath,
     uploads: { maxSize: uploadBodyLimit(config.attachmentMaxSize), matches: isUploadRequest }
   })
+  const errorResponses = forgejoErrorResponses(errorUrl, git.isGitPath)
+  const guard = textInputGuard(errorUrl, git.isGitPath)
   // Router-wide rather than `serve`'s middleware: with none there (and tracing off), the server
-  // handles each request in a single continuation frame.
-  const bodyLimitAndLog = HttpRouter.middleware((app) => config.accessLog ? accessLog(limits(app)) : limits(app), {
+  // handles each request in a single continuation frame. The error shaping sits outside the body
+  // limit, whose 413 it shapes too; the input guard inside it, so that its read is limited.
+  const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    errorResponses(limits(guard(app)))
+  const bodyLimitAndLog = HttpRouter.middleware((app) => config.accessLog ? accessLog(boundary(app)) : boundary(app), {
     global: true
   })
   const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback))

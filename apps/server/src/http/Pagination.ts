@@ -6,10 +6,14 @@ import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { pageRequest, type PageRequest } from "@kiln/domain/Paging"
 
-/** Go's `ctx.FormInt`: anything that is not an integer reads as 0. */
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
+/** Go's `ctx.FormInt`: anything that is not an integer, or is one past int64 (`strconv` refuses it), reads as 0. */
 export const formInt = (value: string | undefined): number => {
   if (value === undefined || !/^[+-]?\d+$/.test(value.trim())) return 0
-  return Number.parseInt(value.trim(), 10)
+  const parsed = BigInt(value.trim())
+  return parsed < INT64_MIN || parsed > INT64_MAX ? 0 : Number(parsed)
 }
 
 export const pageFromQuery = (query: { readonly page?: string | undefined; readonly limit?: string | undefined }, maxLimit?: number): PageRequest =>
