@@ -147,11 +147,11 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher>
     })
 
     const edit = Effect.fnUntraced(function*(name: string, input: EditAccountInput) {
-      // Forgejo's binding (`OmitEmpty;ValidUrl`) runs before the account is looked up.
+      // Forgejo assigns the account (404) before it binds the option (`OmitEmpty;ValidUrl`).
+      const user = yield* byName(name)
       if (input.website !== undefined && input.website !== "" && !isValidHttpUrl(input.website)) {
         return yield* new Invalid({ field: "Website", message: "[Website]: Url" })
       }
-      const user = yield* byName(name)
       if ((input.sourceId === undefined) !== (input.loginName === undefined)) {
         return yield* new Invalid({ message: "source_id and login_name must be specified together" })
       }
