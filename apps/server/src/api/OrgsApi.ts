@@ -7,7 +7,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ApiForbidden, ApiNotFound, ApiUnauthorized, ApiValidationFailed } from "../http/ApiErrors.ts"
-import { OrgAssignment, OrgGate } from "../http/OrgAssignment.ts"
+import { HidesInvisibleOrg, OrgAssignment, OrgGate } from "../http/OrgAssignment.ts"
 import { SignedInGate } from "../http/SignedInGate.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { CreateOrgOption, EditOrgOption, OrganizationJson } from "../wire/Organization.ts"
@@ -44,7 +44,8 @@ const OrganizationEndpoints = [
   HttpApiEndpoint.get("orgGet", "/orgs/:org", {
     params: org,
     success: OrganizationJson
-  }).middleware(OrgAssignment).annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, "Get an organization"),
+  }).middleware(OrgAssignment).annotate(HidesInvisibleOrg, true)
+    .annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, "Get an organization"),
   HttpApiEndpoint.patch("orgEdit", "/orgs/:org", {
     params: org,
     payload: EditOrgOption,

@@ -47,12 +47,18 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         }))
     })
 
-  /** Forgejo's `reqSelfOrAdmin` on the path user; runs before the account lookup's result matters. */
+  /**
+   * Forgejo's user assignment then `reqSelfOrAdmin` on the path user: a user the caller may not see
+   * is unknown to them (404, as an unknown name), a visible one is refused (403).
+   */
   const selfOrAdmin = (name: string) =>
     Effect.gen(function*() {
       const caller = yield* Caller
+      const viewer = Option.map(caller.principal, (principal) => principal.user)
       const refusal = errors.forbidden("doer should be the site admin or be same as the contextUser")
-      const owner = yield* accounts.byName(name).pipe(Effect.mapError((e) => errors.notFoundPlain(e.message)))
+      const notFound = (e: { readonly message: string }) => errors.notFoundPlain(e.message)
+      const owner = yield* Effect.mapError(accounts.byName(name), notFound)
+      yield* Effect.mapError(accounts.visibleByName(viewer, name), notFound)
       if (Option.isNone(caller.principal)) return yield* refusal
       const doer = caller.principal.value.user
       if (!doer.isAdmin && doer.id !== owner.id) return yield* refusal

@@ -1,12 +1,14 @@
 /**
  * Forgejo's `orgAssignment` for `/orgs/{org}/**` and the gates those routes apply after it
  * (api-facts §0.4), as a middleware so that all of it runs before the body is decoded:
- * 1. the organization by name (404 `GetOrgByName`);
- * 2. an organization the caller may not see is 404 `HasOrgOrUserVisible` on every route (Forgejo
- *    checks this on `GET /orgs/{org}` only; Kiln hides it everywhere);
- * 3. a public-only token is refused a non-public organization (403);
- * 4. the endpoint's `OrgGate`: `token` (401 `token is required`), `member` (403 `Must be an
- *    organization member`), `owner` (403 `Must be an organization owner`); site admins pass.
+ * 1. the organization by name (404 `GetOrgByName`), whoever asks: like Forgejo's `orgAssignment`,
+ *    this does not hide a private or limited organization;
+ * 2. a public-only token is refused a non-public organization (403);
+ * 3. the endpoint's `OrgGate`: `token` (401 `token is required`), `member` (403 `Must be an
+ *    organization member`), `owner` (403 `Must be an organization owner`); site admins pass;
+ * 4. on endpoints annotated `HidesInvisibleOrg` (only `GET /orgs/{org}`, as in Forgejo's handler),
+ *    an organization the caller may not see is 404 `HasOrgOrUserVisible`.
+ * The decision of every route is written down in `apps/server/docs/private-organizations.md`.
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
@@ -25,7 +27,10 @@ export type OrgGateStep = "token" | "member" | "owner"
 /** Declared on endpoints with `.annotate(OrgGate, [...])`; the steps run in order. */
 export const OrgGate = Context.Reference<ReadonlyArray<OrgGateStep>>("@kiln/server/OrgGate", { defaultValue: () => [] })
 
-/** The organization named in the path, visible to the caller. */
+/** Set on the one route that hides an organization its caller may not see (`GET /orgs/{org}`). */
+export const HidesInvisibleOrg = Context.Reference<boolean>("@kiln/server/HidesInvisibleOrg", { defaultValue: () => false })
+
+/** The organization named in the path. */
 export class RouteOrganization extends Context.Service<RouteOrganization, User>()("@kiln/server/RouteOrganization") {}
 
 export class OrgAssignment extends HttpApiMiddleware.Service<OrgAssignment, {
@@ -48,10 +53,8 @@ export const layer = Layer.effect(
         const params = yield* HttpRouter.params
         const caller = yield* Caller
         const viewer = Option.map(caller.principal, (principal) => principal.user)
-        const organization = yield* organizations.visibleByName(viewer, params["org"] ?? "").pipe(
-          Effect.mapError((error) =>
-            error.message === ORG_HIDDEN_MESSAGE ? errors.notFound(ORG_HIDDEN_MESSAGE) : errors.notFound("GetOrgByName", error.message)
-          )
+        const organization = yield* organizations.byName(params["org"] ?? "").pipe(
+          Effect.mapError((error) => errors.notFound("GetOrgByName", error.message))
         )
         const scopes = Option.flatMap(caller.principal, (principal) => principal.scopes)
         if (Option.isSome(scopes) && isPublicOnly(scopes.value) && organization.visibility !== "public") {
@@ -64,6 +67,9 @@ export const layer = Layer.effect(
           } else if (step === "owner") {
             yield* members.requireOwner(principal.user, organization).pipe(Effect.mapError((e) => errors.forbidden(e.message)))
           }
+        }
+        if (Context.get(endpoint.annotations, HidesInvisibleOrg) && !(yield* organizations.canSee(viewer, organization))) {
+          return yield* errors.notFound(ORG_HIDDEN_MESSAGE)
         }
         return yield* Effect.provideService(httpEffect, RouteOrganization, organization)
       })

@@ -2,15 +2,14 @@
  * Forgejo's `orgAssignment` for `/teams/{id}/**` with the gates of that group (api-facts §0.4),
  * as a middleware so that it runs before the body is decoded:
  * 1. the team by id (an id that is not a number reads as 0): the generic 404;
- * 2. a team of an organization the caller may not see: the generic 404 (Kiln's rule, see OrgAssignment);
- * 3. `reqToken` (401), then `reqTeamMembership`: team members, organization owners and site admins
- *    pass, other organization members get 403 `Must be a team member`, everyone else 404;
- * 4. with `TeamGate` "owner", `reqOrgOwnership`: 404 for anyone but owners and site admins.
+ * 2. `reqToken` (401), then `reqTeamMembership`: team members, organization owners and site admins
+ *    pass, other organization members get 403 `Must be a team member`, everyone else 404 (so a
+ *    private organization's teams stay hidden from outsiders without a check of its own);
+ * 3. with `TeamGate` "owner", `reqOrgOwnership`: 404 for anyone but owners and site admins.
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
-import { Organizations } from "@kiln/domain/org/Organizations"
 import { OrganizationStore } from "@kiln/domain/org/OrganizationStore"
 import { OrgMembers } from "@kiln/domain/org/OrgMembers"
 import type { Team } from "@kiln/domain/org/Team"
@@ -44,7 +43,6 @@ export const layer = Layer.effect(
   TeamAssignment,
   Effect.gen(function*() {
     const teams = yield* Teams
-    const organizations = yield* Organizations
     const organizationStore = yield* OrganizationStore
     const members = yield* OrgMembers
     const errors = yield* ApiErrors
@@ -54,12 +52,9 @@ export const layer = Layer.effect(
     return TeamAssignment.of((httpEffect, { endpoint }) =>
       Effect.gen(function*() {
         const params = yield* HttpRouter.params
-        const caller = yield* Caller
         const team = yield* Effect.mapError(teams.byId(idParam(params["id"])), notFound)
         const organization = yield* Effect.flatMap(organizationStore.findById(team.orgId), (found) =>
           Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(notFound()))
-        const viewer = Option.map(caller.principal, (principal) => principal.user)
-        if (!(yield* organizations.canSee(viewer, organization))) return yield* notFound()
         const principal = yield* signedIn
         yield* members.requireTeamAccess(principal.user, team).pipe(
           Effect.mapError((error) => error._tag === "Forbidden" ? errors.forbidden(error.message) : notFound())

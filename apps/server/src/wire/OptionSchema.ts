@@ -85,7 +85,20 @@ export const optionPayload = <const Spec extends Record<string, FieldSpec>>(iden
   const form = structOf(spec, formField) as unknown as Schema.Codec<OptionType<Spec>, unknown>
   return [
     json,
+    emptyJsonBody(json),
     form.pipe(HttpApiSchema.asFormUrlEncoded()),
     form.pipe(HttpApiSchema.asMultipart())
   ] as const
 }
+
+/**
+ * Go's JSON binding reads an empty or `null` body as an option with nothing set (the decoder's
+ * EOF is ignored), then validates it: `PUT …/collaborators/{c}` with no body adds a writer, an
+ * option with required fields answers `[Field]: Required`. A `null` member among an endpoint's JSON
+ * schemas also makes the HttpApi decode an empty body as `null`.
+ */
+const emptyJsonBody = <A>(json: Schema.Codec<A, unknown>) =>
+  Schema.Null.pipe(Schema.decodeTo(json, {
+    decode: SchemaGetter.transform((): unknown => ({})),
+    encode: SchemaGetter.transform((): null => null)
+  }))

@@ -26,7 +26,9 @@ export const UserJson = Schema.Struct({
   visibility: Schema.String,
   followers_count: Schema.Number,
   following_count: Schema.Number,
-  starred_repos_count: Schema.Number
+  starred_repos_count: Schema.Number,
+  /** Forgejo's `User.MarshalJSON` appends `login` again under this name, for older clients. */
+  username: Schema.String
 }).annotate({ identifier: "User" })
 export type UserJson = typeof UserJson.Type
 
@@ -90,7 +92,8 @@ export const toUserJson = (
     visibility: user.visibility,
     followers_count: 0,
     following_count: 0,
-    starred_repos_count: 0
+    starred_repos_count: 0,
+    username: user.name
   }
 }
 

@@ -16,7 +16,7 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("admin users", (it) => {
       assert.deepStrictEqual(Object.keys(response.body as object), [
         "id", "login", "login_name", "source_id", "full_name", "email", "avatar_url", "html_url", "language",
         "is_admin", "last_login", "created", "restricted", "active", "prohibit_login", "location", "pronouns",
-        "website", "description", "visibility", "followers_count", "following_count", "starred_repos_count"
+        "website", "description", "visibility", "followers_count", "following_count", "starred_repos_count", "username"
       ])
       assert.strictEqual(at(response.body, "login"), "Alice")
       assert.strictEqual(at(response.body, "email"), "alice@example.com")

@@ -137,7 +137,7 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("organizations", (it) => {
       assert.strictEqual(at(multipart.body, "name"), "multiformed")
     }))
 
-  it.effect("shows or hides an organization by its visibility, with 404 everywhere when hidden", () =>
+  it.effect("hides a private or limited organization on GET /orgs/{org} only; its other routes gate as for a public one", () =>
     Effect.gen(function*() {
       const owner = yield* createUser("vis-owner")
       const stranger = yield* createUser("vis-stranger")
@@ -167,23 +167,52 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("organizations", (it) => {
         notFound("GetOrgByName", "org does not exist [id: 0, name: vis-owner]")
       )
 
-      // A hidden organization is 404 on every route, before any other answer.
-      const routes: ReadonlyArray<readonly [string, string]> = [
-        ["GET", "/members"], ["GET", "/members/vis-owner"], ["DELETE", "/members/vis-owner"], ["GET", "/public_members"],
-        ["GET", "/public_members/vis-owner"], ["PUT", "/public_members/vis-stranger"], ["GET", "/teams"], ["POST", "/teams"],
-        ["GET", "/hooks"], ["POST", "/hooks"], ["GET", "/hooks/1"], ["PATCH", ""], ["DELETE", ""]
+      // Only GET /orgs/{org} hides it; the other routes answer as for a public organization
+      // (Forgejo's orgAssignment does not hide; see apps/server/docs/private-organizations.md).
+      const tokenRequired = { message: "token is required", url: errorUrl }
+      const plain = (message: string) => ({ message, url: errorUrl })
+      const mustBeMember = plain("Must be an organization member")
+      const mustBeOwner = plain("Must be an organization owner")
+      const routes: ReadonlyArray<readonly [string, string, number, unknown, number, unknown]> = [
+        ["GET", "/members", 200, [], 401, tokenRequired],
+        ["GET", "/members/vis-owner", 303, undefined, 401, tokenRequired],
+        ["DELETE", "/members/vis-owner", 403, mustBeOwner, 401, tokenRequired],
+        ["GET", "/public_members", 200, [], 200, []],
+        ["GET", "/public_members/vis-owner", 404, notFound(), 404, notFound()],
+        ["PUT", "/public_members/vis-stranger", 403, mustBeMember, 401, tokenRequired],
+        ["DELETE", "/public_members/vis-stranger", 403, mustBeMember, 401, tokenRequired],
+        ["GET", "/teams", 403, mustBeMember, 401, tokenRequired],
+        ["POST", "/teams", 403, mustBeMember, 401, tokenRequired],
+        ["GET", "/hooks", 403, mustBeOwner, 401, tokenRequired],
+        ["POST", "/hooks", 403, mustBeOwner, 401, tokenRequired],
+        ["GET", "/hooks/1", 403, mustBeOwner, 401, tokenRequired],
+        ["GET", "/quota", 403, mustBeOwner, 401, tokenRequired],
+        ["GET", "/quota/check?subject=size:all", 403, mustBeOwner, 401, tokenRequired],
+        ["GET", "/quota/attachments", 403, mustBeOwner, 401, tokenRequired],
+        ["PATCH", "", 403, mustBeOwner, 401, tokenRequired],
+        ["DELETE", "", 403, mustBeOwner, 401, tokenRequired]
       ]
-      for (const [method, suffix] of routes) {
-        const json = method === "GET" ? undefined : {}
-        const response = yield* request(method, `/api/v1/orgs/vis-private${suffix}`, { auth: stranger.auth, json })
-        assert.deepStrictEqual([response.status, response.body], [404, hidden], `${method} ${suffix}`)
-        const anonymous = yield* request(method, `/api/v1/orgs/vis-limited${suffix}`, { json })
-        assert.deepStrictEqual([anonymous.status, anonymous.body], [404, hidden], `anonymous ${method} ${suffix}`)
+      for (const org of ["vis-private", "vis-limited"]) {
+        for (const [method, suffix, status, body, anonymousStatus, anonymousBody] of routes) {
+          const json = method === "GET" || method === "DELETE" ? undefined : {}
+          const response = yield* request(method, `/api/v1/orgs/${org}${suffix}`, { auth: stranger.auth, json })
+          assert.deepStrictEqual([response.status, response.body], [status, body], `${org} ${method} ${suffix}`)
+          const anonymous = yield* request(method, `/api/v1/orgs/${org}${suffix}`, { json })
+          assert.deepStrictEqual([anonymous.status, anonymous.body], [anonymousStatus, anonymousBody], `anonymous ${org} ${method} ${suffix}`)
+        }
+        const redirect = yield* request("GET", `/api/v1/orgs/${org}/members/vis-owner`, { auth: stranger.auth })
+        assert.strictEqual(redirect.headers.get("location"), `/api/v1/orgs/${org}/public_members/vis-owner`)
       }
+      // Its public members show to everyone, as Forgejo lists them.
+      assert.strictEqual((yield* request("PUT", "/api/v1/orgs/vis-private/public_members/vis-owner", { auth: owner.auth })).status, 204)
+      const listed = yield* request("GET", "/api/v1/orgs/vis-private/public_members")
+      assert.deepStrictEqual([listed.status, logins(listed.body)], [200, ["vis-owner"]])
+      assert.strictEqual((yield* request("GET", "/api/v1/orgs/vis-private/public_members/vis-owner")).status, 204)
       const ownersTeam = yield* ownersTeamId(owner.auth, "vis-private")
       const team = yield* request("GET", `/api/v1/teams/${ownersTeam}`, { auth: stranger.auth })
       assert.deepStrictEqual([team.status, team.body], [404, notFound()])
-      assert.strictEqual((yield* request("GET", `/api/v1/teams/${ownersTeam}`)).status, 404)
+      const anonymousTeam = yield* request("GET", `/api/v1/teams/${ownersTeam}`)
+      assert.deepStrictEqual([anonymousTeam.status, anonymousTeam.body], [401, tokenRequired])
     }))
 
   it.effect("edits with Forgejo's field semantics: omitted text fields are cleared (ORG-03, ORG-04, ORG-08)", () =>

@@ -84,8 +84,8 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("quota administration", (i
         ["POST", "/api/v1/admin/quota/rules", `{"name": "x", "limit": "big"}`, 422, /^\[Limit\]: /],
         ["POST", "/api/v1/admin/quota/rules", `{"name": "x", "subjects": ["valid:false"]}`, 422,
           "unrecognized quota limit subject: [subject: valid:false]"],
-        ["POST", "/api/v1/admin/quota/rules", `{"name": "x", "subjects": ["size:assets:wiki"]}`, 422,
-          "unrecognized quota limit subject: [subject: size:assets:wiki]"],
+        ["POST", "/api/v1/admin/quota/rules", `{"name": "x", "subjects": ["none"]}`, 422,
+          "unrecognized quota limit subject: [subject: none]"],
         ["POST", "/api/v1/admin/quota/rules", `[]`, 422, /^\[\]: /],
         ["POST", "/api/v1/admin/quota/groups", "null", 422, "[Name]: Required"],
         ["POST", "/api/v1/admin/quota/groups", `{"name": "g", "rules": [{"limit": 1}]}`, 422, "[Name]: Required"]

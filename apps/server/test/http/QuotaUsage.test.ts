@@ -89,7 +89,7 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("quota usage", (it) => {
       const response = yield* request("GET", "/api/v1/user/quota/check?subject=size:all", { auth: grace.auth })
       assert.strictEqual(response.status, 200)
       assert.strictEqual(response.text, "true")
-      for (const [query, subject] of [["?subject=size:assets:wiki", "size:assets:wiki"], ["?subject=nope", "nope"], ["", ""]] as const) {
+      for (const [query, subject] of [["?subject=size:assets:wikis", "size:assets:wikis"], ["?subject=nope", "nope"], ["", ""]] as const) {
         const refused = yield* request("GET", `/api/v1/user/quota/check${query}`, { auth: grace.auth })
         assert.strictEqual(refused.status, 422, query)
         assert.deepStrictEqual(refused.body, error(`unrecognized quota limit subject: [subject: ${subject}]`))

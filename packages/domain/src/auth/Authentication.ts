@@ -113,7 +113,8 @@ export const layer: Layer.Layer<
       return Authentication.of({
         authenticate,
         accountRefusal: (user, rootUrl) => {
-          if (user.prohibitLogin) {
+          // Forgejo refuses a deactivated account the same way (without e-mail confirmation enabled).
+          if (user.prohibitLogin || !user.active) {
             return Option.some("This account is prohibited from signing in, please contact your site administrator.")
           }
           if (user.mustChangePassword) {

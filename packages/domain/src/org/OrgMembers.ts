@@ -56,7 +56,7 @@ export class OrgMembers extends Context.Service<OrgMembers, {
   /**
    * `PUT /orgs/{org}/public_members/{username}`: Forbidden `Must be an organization member` unless the
    * caller is a member or site admin, then Forbidden `Cannot publicize another member` unless the
-   * target is the caller or the caller is a site admin (the issue's rule; Forgejo refuses admins too).
+   * target is the caller: Forgejo refuses site admins there too.
    */
   readonly publicize: (organization: User, caller: User, target: User) => Effect.Effect<void, Forbidden>
   /** `DELETE /orgs/{org}/public_members/{username}`: as `publicize`, with `Cannot conceal another member`. */
@@ -77,7 +77,7 @@ export const layer: Layer.Layer<OrgMembers, never, TeamStore> = Layer.effect(
     const setPublic = (isPublic: boolean, refusal: string) => (organization: User, caller: User, target: User) =>
       Effect.gen(function*() {
         yield* requireMember(caller, organization)
-        if (target.id !== caller.id && !caller.isAdmin) return yield* new Forbidden({ message: refusal })
+        if (target.id !== caller.id) return yield* new Forbidden({ message: refusal })
         yield* store.setMembershipPublic(organization.id, target.id, isPublic)
       })
 

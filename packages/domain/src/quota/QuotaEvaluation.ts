@@ -11,7 +11,7 @@ import type { QuotaGroup } from "./QuotaGroup.ts"
 import type { QuotaRule } from "./QuotaRule.ts"
 import { unlimited } from "./QuotaRule.ts"
 import type { Subject } from "./Subject.ts"
-import { overlaps } from "./Subject.ts"
+import { isWikiSubject, overlaps } from "./Subject.ts"
 import type { Usage } from "./Usage.ts"
 import { usageOf } from "./Usage.ts"
 
@@ -45,4 +45,4 @@ export const effectiveGroups = (
 
 /** `true` when the owner is over quota for the subject, given its effective groups. */
 export const isOverQuota = (groups: ReadonlyArray<QuotaGroup>, usage: Usage, subject: Subject): boolean =>
-  subject !== "size:wiki" && groups.length > 0 && !groups.some((group) => groupStands(group, usage, subject))
+  !isWikiSubject(subject) && groups.length > 0 && !groups.some((group) => groupStands(group, usage, subject))

@@ -59,7 +59,7 @@ const checkLimit = (limit: number): Effect.Effect<number, Invalid> =>
 
 /**
  * Validates a rule definition: the name must not be empty, an omitted limit is 0, and every subject
- * must be one of the thirteen (Invalid `unrecognized quota limit subject: [subject: s]` otherwise).
+ * must be one of the subjects (Invalid `unrecognized quota limit subject: [subject: s]` otherwise).
  */
 export const makeRule = (definition: QuotaRuleDefinition): Effect.Effect<QuotaRule, Invalid> =>
   Effect.gen(function*() {

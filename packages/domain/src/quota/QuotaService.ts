@@ -12,7 +12,7 @@ import type { QuotaGroup, QuotaGroupDefinition } from "./QuotaGroup.ts"
 import { makeGroup } from "./QuotaGroup.ts"
 import type { QuotaRule, QuotaRuleDefinition, QuotaRuleEditDefinition } from "./QuotaRule.ts"
 import { makeRule, makeRuleEdit } from "./QuotaRule.ts"
-import { parseSubject } from "./Subject.ts"
+import { isWikiSubject, parseSubject } from "./Subject.ts"
 import { QuotaStore } from "./QuotaStore.ts"
 import type { Usage } from "./Usage.ts"
 
@@ -64,7 +64,7 @@ export class QuotaService extends Context.Service<QuotaService, {
             const subject = yield* parseSubject(input)
             const groups = yield* groupsOf(ownerId)
             // Without groups, or for the wiki, the answer does not depend on usage.
-            if (groups.length === 0 || subject === "size:wiki") return false
+            if (groups.length === 0 || isWikiSubject(subject)) return false
             return isOverQuota(groups, yield* store.usageOf(ownerId), subject)
           }),
 

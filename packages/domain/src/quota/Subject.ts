@@ -1,7 +1,8 @@
 /**
- * Quota limit subjects: the spec's thirteen strings and the tree of data they measure.
+ * Quota limit subjects: the spec's thirteen strings (and Forgejo's `size:assets:wiki`) and the tree of data they measure.
  * Each subject covers a set of usage leaves; the sets are nested or disjoint (a tree), and
- * `size:wiki` covers nothing because wiki size is not counted.
+ * `size:wiki` covers nothing because wiki size is not counted. Forgejo spells that subject
+ * `size:assets:wiki`: both spellings are read, each kept as written, and they mean the same.
  */
 import { Effect, Schema } from "effect"
 import type { Invalid } from "../errors.ts"
@@ -22,7 +23,8 @@ export const subjects = [
   "size:assets:attachments:releases",
   "size:assets:artifacts",
   "size:assets:packages:all",
-  "size:wiki"
+  "size:wiki",
+  "size:assets:wiki"
 ] as const
 
 export const Subject = Schema.Literals(subjects)
@@ -46,8 +48,12 @@ const leaves: { readonly [S in Subject]: ReadonlyArray<UsageLeaf> } = {
   "size:assets:attachments:releases": ["attachmentsReleases"],
   "size:assets:artifacts": ["artifacts"],
   "size:assets:packages:all": ["packages"],
-  "size:wiki": []
+  "size:wiki": [],
+  "size:assets:wiki": []
 }
+
+/** The wiki subject in either spelling: it measures nothing and is never over quota. */
+export const isWikiSubject = (subject: Subject): boolean => subject === "size:wiki" || subject === "size:assets:wiki"
 
 /** The usage leaves a subject measures, without repeats. */
 export const leavesOf = (subject: Subject): ReadonlyArray<UsageLeaf> => leaves[subject]
@@ -56,10 +62,11 @@ export const isSubject: (input: unknown) => input is Subject = Schema.is(Subject
 
 /**
  * Whether `outer` measures all the data `inner` measures: `size:all` covers `size:repos:public`,
- * every subject covers itself. `size:wiki` measures no data and is covered only by itself.
+ * every subject covers itself. `size:wiki` measures no data and is covered only by itself (in
+ * either spelling).
  */
 export const covers = (outer: Subject, inner: Subject): boolean => {
-  if (outer === inner) return true
+  if (outer === inner || (isWikiSubject(outer) && isWikiSubject(inner))) return true
   const innerLeaves = leavesOf(inner)
   const outerLeaves = leavesOf(outer)
   return innerLeaves.length > 0 && innerLeaves.every((leaf) => outerLeaves.includes(leaf))

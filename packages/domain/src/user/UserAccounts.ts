@@ -6,6 +6,7 @@ import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import { AlreadyExists, Conflict, Invalid, NotFound } from "../errors.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import { PasswordHasher } from "../auth/PasswordHasher.ts"
+import { isValidHttpUrl } from "../org/HttpUrl.ts"
 import { bindEmailForAdmin, checkEmailForAdmin } from "./EmailAddress.ts"
 import { type AccountChanges, newAccount, type User } from "./User.ts"
 import { bindUserName, checkUsableUserName } from "./UserName.ts"
@@ -146,7 +147,11 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher>
     })
 
     const edit = Effect.fnUntraced(function*(name: string, input: EditAccountInput) {
+      // Forgejo assigns the account (404) before it binds the option (`OmitEmpty;ValidUrl`).
       const user = yield* byName(name)
+      if (input.website !== undefined && input.website !== "" && !isValidHttpUrl(input.website)) {
+        return yield* new Invalid({ field: "Website", message: "[Website]: Url" })
+      }
       if ((input.sourceId === undefined) !== (input.loginName === undefined)) {
         return yield* new Invalid({ message: "source_id and login_name must be specified together" })
       }

@@ -62,9 +62,9 @@ export const groups: fc.Arbitrary<ReadonlyArray<QuotaGroup>> = fc.array(group, {
 
 export const nonEmptyGroups: fc.Arbitrary<ReadonlyArray<QuotaGroup>> = fc.array(group, { minLength: 1, maxLength: 4 })
 
-/** Any string that is not one of the thirteen subjects, with near misses (Forgejo's wiki spelling, case, spaces). */
+/** Any string that is not a subject, with near misses (Forgejo's `none`, case, spaces). */
 export const unknownSubject: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom("size:assets:wiki", "none", "", "SIZE:ALL", " size:all", "size:all ", "size:repos", "valid:false"),
+  fc.constantFrom("size:assets:wikis", "none", "", "SIZE:ALL", " size:all", "size:all ", "size:repos", "valid:false"),
   fc.string(),
   subject.map((s) => `${s}:x`)
 ).filter((s) => !isSubject(s))

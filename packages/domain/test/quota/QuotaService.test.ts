@@ -26,8 +26,8 @@ describe("QuotaService.check", () => {
   it.effect("an unknown subject is Invalid, whatever the owner's groups", () =>
     Effect.gen(function*() {
       const quota = yield* QuotaService
-      const error = yield* Effect.flip(quota.check(owner, "size:assets:wiki"))
-      assert.strictEqual(error.message, "unrecognized quota limit subject: [subject: size:assets:wiki]")
+      const error = yield* Effect.flip(quota.check(owner, "none"))
+      assert.strictEqual(error.message, "unrecognized quota limit subject: [subject: none]")
       assert.strictEqual((yield* Effect.flip(quota.check(owner, ""))).message, "unrecognized quota limit subject: [subject: ]")
     }).pipe(Effect.provide(setup([]))))
 

@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import fc from "fast-check"
-import { covers, leavesOf, overlaps, parseSubject, parseSubjects, Subject, subjects } from "../../src/quota/Subject.ts"
+import { covers, isWikiSubject, leavesOf, overlaps, parseSubject, parseSubjects, Subject, subjects } from "../../src/quota/Subject.ts"
 import { usageLeaves } from "../../src/quota/Usage.ts"
 import * as Arb from "./QuotaArbitraries.ts"
 
 describe("Subject", () => {
-  it("is exactly the spec's thirteen strings", () => {
+  it("is exactly the spec's thirteen strings and Forgejo's spelling of the wiki subject", () => {
     assert.deepStrictEqual([...subjects], [
       "size:all",
       "size:repos:all",
@@ -20,7 +20,8 @@ describe("Subject", () => {
       "size:assets:attachments:releases",
       "size:assets:artifacts",
       "size:assets:packages:all",
-      "size:wiki"
+      "size:wiki",
+      "size:assets:wiki"
     ])
   })
 
@@ -40,8 +41,8 @@ describe("Subject", () => {
     }))
   })
 
-  it("Forgejo's wiki spelling and its `none` are not subjects here", () => {
-    for (const s of ["size:assets:wiki", "none"]) {
+  it("Forgejo's `none` is not a subject here", () => {
+    for (const s of ["none"]) {
       assert.strictEqual(
         Effect.runSync(Effect.flip(parseSubject(s))).message,
         `unrecognized quota limit subject: [subject: ${s}]`
@@ -67,15 +68,16 @@ describe("Subject", () => {
 
   it("size:all covers every leaf once and every subject but the wiki", () => {
     assert.deepStrictEqual([...leavesOf("size:all")].sort(), [...usageLeaves].sort())
-    for (const s of subjects) assert.strictEqual(covers("size:all", s), s !== "size:wiki")
+    for (const s of subjects) assert.strictEqual(covers("size:all", s), !isWikiSubject(s))
     assert.deepStrictEqual(leavesOf("size:wiki"), [])
+    assert.deepStrictEqual(leavesOf("size:assets:wiki"), [])
   })
 
   it("covers is reflexive and transitive, and means leaf inclusion", () => {
     fc.assert(fc.property(Arb.subject, Arb.subject, Arb.subject, (a, b, c) => {
       assert.isTrue(covers(a, a))
       if (covers(a, b) && covers(b, c)) assert.isTrue(covers(a, c))
-      if (b !== "size:wiki") {
+      if (!isWikiSubject(b)) {
         assert.strictEqual(covers(a, b), leavesOf(b).every((leaf) => leavesOf(a).includes(leaf)))
       }
     }))
@@ -84,7 +86,8 @@ describe("Subject", () => {
   it("two different subjects cover each other only when they measure the same data", () => {
     // size:git:all and size:all differ (assets); no two distinct subjects have equal leaf sets.
     fc.assert(fc.property(Arb.subject, Arb.subject, (a, b) => {
-      if (a !== b) assert.isFalse(covers(a, b) && covers(b, a))
+      // The wiki subject's two spellings are one subject.
+      if (a !== b) assert.strictEqual(covers(a, b) && covers(b, a), isWikiSubject(a) && isWikiSubject(b))
     }))
   })
 
@@ -92,7 +95,7 @@ describe("Subject", () => {
     fc.assert(fc.property(Arb.subject, Arb.subject, (a, b) => {
       assert.strictEqual(overlaps(a, b), overlaps(b, a))
       const share = leavesOf(a).some((leaf) => leavesOf(b).includes(leaf))
-      assert.strictEqual(overlaps(a, b), a === b || share)
+      assert.strictEqual(overlaps(a, b), a === b || share || (isWikiSubject(a) && isWikiSubject(b)))
     }))
   })
 
@@ -107,5 +110,8 @@ describe("Subject", () => {
     assert.isTrue(covers("size:assets:all", "size:assets:packages:all"))
     assert.isFalse(overlaps("size:git:all", "size:assets:all"))
     assert.isFalse(overlaps("size:wiki", "size:all"))
+    assert.isFalse(overlaps("size:assets:wiki", "size:all"))
+    assert.isTrue(covers("size:wiki", "size:assets:wiki"))
+    assert.isTrue(covers("size:assets:wiki", "size:wiki"))
   })
 })

@@ -1,0 +1,195 @@
+/**
+ * Issue 16: the answers a Forgejo client gets, checked against Forgejo's own (status, body,
+ * headers), one test per reported class.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { admin, at, createUser, request, ROOT_URL } from "../support/TestServer.ts"
+import * as TestServer from "../support/TestServer.ts"
+
+const errorUrl = `${ROOT_URL}api/swagger`
+
+/** Every User object, at any depth, carries `username` equal to its `login`, as its last key. */
+const assertUsernames = (value: unknown, where: string): number => {
+  if (Array.isArray(value)) return value.reduce((n: number, item) => n + assertUsernames(item, where), 0)
+  if (typeof value !== "object" || value === null) return 0
+  const record = value as Record<string, unknown>
+  let users = 0
+  if ("login" in record && "login_name" in record) {
+    const keys = Object.keys(record)
+    assert.strictEqual(keys[keys.length - 1], "username", `${where}: ${keys.join(",")}`)
+    assert.strictEqual(record.username, record.login, where)
+    users += 1
+  }
+  return Object.values(record).reduce((n: number, item) => n + assertUsernames(item, where), users)
+}
+
+layer(TestServer.layer(), { timeout: "180 seconds" })("Forgejo compatibility (issue 16)", (it) => {
+  it.effect("every User object carries username, nested ones included", () =>
+    Effect.gen(function*() {
+      const alice = yield* createUser("u-alice")
+      const bob = yield* createUser("u-bob")
+      yield* request("POST", "/api/v1/user/repos", { auth: alice.auth, json: { name: "r", auto_init: true } })
+      yield* request("PUT", "/api/v1/repos/u-alice/r/collaborators/u-bob", { auth: alice.auth, json: { permission: "read" } })
+      yield* request("POST", "/api/v1/repos/u-alice/r/releases", { auth: alice.auth, json: { tag_name: "v1" } })
+      const org = yield* request("POST", "/api/v1/orgs", { auth: alice.auth, json: { username: "u-org" } })
+      assert.strictEqual(org.status, 201, org.text)
+      const reads: ReadonlyArray<[string, string, TestServer.Auth | undefined, number]> = [
+        ["GET", "/api/v1/user", alice.auth, 1],
+        ["GET", "/api/v1/users/u-bob", alice.auth, 1],
+        ["GET", "/api/v1/users/u-bob", undefined, 1],
+        ["GET", "/api/v1/users/search?q=u-", alice.auth, 2],
+        ["GET", "/api/v1/admin/users", admin, 3],
+        ["GET", "/api/v1/repos/u-alice/r", undefined, 1],
+        ["GET", "/api/v1/repos/u-alice/r/collaborators", alice.auth, 1],
+        ["GET", "/api/v1/repos/u-alice/r/collaborators/u-bob/permission", alice.auth, 1],
+        ["GET", "/api/v1/repos/u-alice/r/releases", alice.auth, 1],
+        ["GET", "/api/v1/orgs/u-org/members", alice.auth, 1],
+        ["GET", "/api/v1/orgs/u-org/public_members", alice.auth, 0]
+      ]
+      for (const [method, path, auth, least] of reads) {
+        const response = yield* request(method, path, { auth })
+        assert.strictEqual(response.status, 200, `${path}: ${response.text}`)
+        assert.isAtLeast(assertUsernames(response.body, path), least, path)
+      }
+      const edited = yield* request("PATCH", "/api/v1/admin/users/u-bob", { auth: admin, json: { full_name: "Bob" } })
+      assert.strictEqual(edited.status, 200, edited.text)
+      assert.strictEqual(assertUsernames(edited.body, "admin edit"), 1)
+      assert.strictEqual(assertUsernames(bob.user, "admin create"), 1)
+
+      const swagger = yield* request("GET", "/swagger.v1.json")
+      assert.deepStrictEqual(at(swagger.body, "definitions", "User", "properties", "username"), { type: "string" })
+    }))
+
+  it.effect("PUT collaborators with no body adds a writer (204)", () =>
+    Effect.gen(function*() {
+      const owner = yield* createUser("c-owner")
+      yield* createUser("c-writer")
+      yield* createUser("c-nulled")
+      yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name: "r" } })
+      const added = yield* request("PUT", "/api/v1/repos/c-owner/r/collaborators/c-writer", { auth: owner.auth })
+      assert.deepStrictEqual([added.status, added.text], [204, ""])
+      const permission = yield* request("GET", "/api/v1/repos/c-owner/r/collaborators/c-writer/permission", { auth: owner.auth })
+      assert.strictEqual(at(permission.body, "permission"), "write")
+      const nulled = yield* request("PUT", "/api/v1/repos/c-owner/r/collaborators/c-nulled", { auth: owner.auth, body: "null" })
+      assert.deepStrictEqual([nulled.status, nulled.text], [204, ""])
+      // An option with a required field still answers Forgejo's binding error to an empty body.
+      const noName = yield* request("POST", "/api/v1/orgs", { auth: owner.auth, body: "" })
+      assert.deepStrictEqual([noName.status, noName.body], [422, { message: "[UserName]: Required", url: errorUrl }])
+    }))
+
+  it.effect("Repository JSON carries internal_tracker while the issues unit is on, and drops it with the unit", () =>
+    Effect.gen(function*() {
+      const owner = yield* createUser("t-owner")
+      const created = yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name: "r" } })
+      const keys = Object.keys(created.body as object)
+      assert.strictEqual(keys[keys.indexOf("has_issues") + 1], "internal_tracker")
+      assert.deepStrictEqual(at(created.body, "internal_tracker"), {
+        enable_time_tracker: true,
+        allow_only_contributors_to_track_time: true,
+        enable_issue_dependencies: true
+      })
+      // Forgejo omits external_tracker and external_wiki (omitempty) without those units.
+      assert.isFalse(keys.includes("external_tracker"))
+      assert.isFalse(keys.includes("external_wiki"))
+      const off = yield* request("PATCH", "/api/v1/repos/t-owner/r", { auth: owner.auth, json: { has_issues: false } })
+      assert.isFalse(Object.keys(off.body as object).includes("internal_tracker"))
+    }))
+
+  it.effect("URL fields are bound as Forgejo's ValidUrl: user and organization website, hook URLs", () =>
+    Effect.gen(function*() {
+      const owner = yield* createUser("w-owner")
+      const refusals: ReadonlyArray<[string, string, TestServer.Auth, unknown, string]> = [
+        ["PATCH", "/api/v1/admin/users/w-owner", admin, { website: "not a url" }, "[Website]: Url"],
+        ["PATCH", "/api/v1/admin/users/w-owner", admin, { website: "ftp://example.com" }, "[Website]: Url"],
+        ["POST", "/api/v1/orgs", owner.auth, { username: "w-org", website: "not a url" }, "[Website]: Url"]
+      ]
+      for (const [method, path, auth, json, message] of refusals) {
+        const response = yield* request(method, path, { auth, json })
+        assert.deepStrictEqual([response.status, response.body], [422, { message, url: errorUrl }], `${path} ${JSON.stringify(json)}`)
+        // Forgejo adds `;charset=utf-8`; Kiln's JSON responses leave it out everywhere (not this issue's).
+        assert.match(response.headers.get("content-type") ?? "", /^application\/json/)
+      }
+      // The account is assigned (404) before the option is bound.
+      const unknown = yield* request("PATCH", "/api/v1/admin/users/nobody-here", { auth: admin, json: { website: "not a url" } })
+      assert.deepStrictEqual([unknown.status, unknown.body], [404, { message: "user does not exist [uid: 0, name: nobody-here]", url: errorUrl }])
+      const user = yield* request("GET", "/api/v1/users/w-owner", { auth: owner.auth })
+      assert.strictEqual(at(user.body, "website"), "")
+      for (const website of ["https://example.com/me", ""]) {
+        const kept = yield* request("PATCH", "/api/v1/admin/users/w-owner", { auth: admin, json: { website } })
+        assert.deepStrictEqual([kept.status, at(kept.body, "website")], [200, website])
+      }
+      yield* request("POST", "/api/v1/orgs", { auth: owner.auth, json: { username: "w-org" } })
+      const orgEdit = yield* request("PATCH", "/api/v1/orgs/w-org", { auth: owner.auth, json: { website: "not a url" } })
+      assert.deepStrictEqual([orgEdit.status, orgEdit.body], [422, { message: "[Website]: Url", url: errorUrl }])
+      const hook = yield* request("POST", "/api/v1/orgs/w-org/hooks", {
+        auth: owner.auth,
+        json: { type: "forgejo", config: { url: "not a url", content_type: "json" } }
+      })
+      assert.deepStrictEqual([hook.status, hook.body], [422, { message: "Invalid url", url: errorUrl }])
+    }))
+
+  it.effect("tokens of a user the caller may not see answer 404, of a visible one 403", () =>
+    Effect.gen(function*() {
+      yield* createUser("k-private", { visibility: "private" })
+      yield* createUser("k-public")
+      const other = yield* createUser("k-other")
+      const notFound = { message: "user does not exist [uid: 0, name: k-private]", url: errorUrl }
+      const refused = { message: "doer should be the site admin or be same as the contextUser", url: errorUrl }
+      const calls: ReadonlyArray<[string, string, unknown]> = [
+        ["GET", "/tokens", undefined],
+        ["POST", "/tokens", { name: "t" }],
+        ["DELETE", "/tokens/1", undefined]
+      ]
+      for (const [method, suffix, json] of calls) {
+        const hidden = yield* request(method, `/api/v1/users/k-private${suffix}`, { auth: other.auth, json })
+        assert.deepStrictEqual([hidden.status, hidden.body], [404, notFound], `${method} ${suffix}`)
+        const visible = yield* request(method, `/api/v1/users/k-public${suffix}`, { auth: other.auth, json })
+        assert.deepStrictEqual([visible.status, visible.body], [403, refused], `${method} ${suffix}`)
+      }
+      // The account itself and site admins still reach them.
+      assert.strictEqual((yield* request("GET", "/api/v1/users/k-private/tokens", { auth: admin })).status, 200)
+    }))
+
+  it.effect("a deactivated account is refused every signed-in request, git over HTTP included", () =>
+    Effect.gen(function*() {
+      const user = yield* createUser("d-user")
+      yield* request("POST", "/api/v1/user/repos", { auth: user.auth, json: { name: "r", private: true, auto_init: true } })
+      const token = yield* TestServer.createToken(user.auth, "d-user", "all", ["all"])
+      const deactivated = yield* request("PATCH", "/api/v1/admin/users/d-user", { auth: admin, json: { active: false } })
+      assert.strictEqual(at(deactivated.body, "active"), false)
+      const refusal = { message: "This account is prohibited from signing in, please contact your site administrator." }
+      for (const auth of [user.auth, { token }, { bearer: token }]) {
+        const response = yield* request("GET", "/api/v1/user", { auth })
+        assert.deepStrictEqual([response.status, response.body], [403, refusal])
+        // Forgejo adds `;charset=utf-8`; Kiln's JSON responses leave it out everywhere (not this issue's).
+        assert.match(response.headers.get("content-type") ?? "", /^application\/json/)
+      }
+      const git = yield* request("GET", "/d-user/r.git/info/refs?service=git-upload-pack", { auth: user.auth })
+      assert.strictEqual(git.status, 403)
+      yield* request("PATCH", "/api/v1/admin/users/d-user", { auth: admin, json: { active: true } })
+      assert.strictEqual((yield* request("GET", "/api/v1/user", { auth: { token } })).status, 200)
+      assert.strictEqual((yield* request("GET", "/d-user/r.git/info/refs?service=git-upload-pack", { auth: user.auth })).status, 200)
+    }))
+
+  it.effect("quota subjects accept Forgejo's size:assets:wiki beside size:wiki, kept as written", () =>
+    Effect.gen(function*() {
+      const user = yield* createUser("q-user")
+      const rule = yield* request("POST", "/api/v1/admin/quota/rules", {
+        auth: admin,
+        json: { name: "q-wiki", limit: 0, subjects: ["size:assets:wiki", "size:wiki"] }
+      })
+      assert.deepStrictEqual([rule.status, rule.body], [201, { name: "q-wiki", limit: 0, subjects: ["size:assets:wiki", "size:wiki"] }])
+      const group = yield* request("POST", "/api/v1/admin/quota/groups", { auth: admin, json: { name: "q-group", rules: [{ name: "q-wiki" }] } })
+      assert.strictEqual(group.status, 201, group.text)
+      assert.strictEqual((yield* request("PUT", "/api/v1/admin/quota/groups/q-group/users/q-user", { auth: admin })).status, 204)
+      for (const subject of ["size:assets:wiki", "size:wiki"]) {
+        const check = yield* request("GET", `/api/v1/user/quota/check?subject=${subject}`, { auth: user.auth })
+        assert.deepStrictEqual([check.status, check.text], [200, "false"], subject)
+      }
+      const info = yield* request("GET", "/api/v1/user/quota", { auth: user.auth })
+      assert.deepStrictEqual(at(info.body, "groups", 0, "rules", 0, "subjects"), ["size:assets:wiki", "size:wiki"])
+      const edited = yield* request("PATCH", "/api/v1/admin/quota/rules/q-wiki", { auth: admin, json: { subjects: ["size:assets:wiki"] } })
+      assert.deepStrictEqual(at(edited.body, "subjects"), ["size:assets:wiki"])
+    }))
+})
