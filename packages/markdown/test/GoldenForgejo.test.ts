@@ -8,6 +8,7 @@ import { fromHtml } from "hast-util-from-html"
 import { toHtml } from "hast-util-to-html"
 import { readFileSync } from "node:fs"
 import { renderMarkdown } from "../src/Pipeline.ts"
+import { emojiData } from "../src/postprocess/EmojiData.ts"
 import { postProcess } from "../src/postprocess/PostProcess.ts"
 import { renderSettings } from "../src/RenderSettings.ts"
 import { sanitize } from "../src/Sanitizer.ts"
@@ -50,4 +51,26 @@ describe("golden set from Forgejo's tests", () => {
   it.each(cases.map((c, i) => [i, c] as const))("#%i", (_, c) => {
     assert.strictEqual(normalizeHtml(actual(c)), normalizeHtml(c.expected), `${c.source}\ninput: ${JSON.stringify(c.input)}`)
   })
+})
+
+/**
+ * Forgejo's emoji sweep (html_test.go TestRender_emoji): every emoji of the table, as the character
+ * and as its first `:alias:`, renders as one span naming the emoji's description and first alias.
+ */
+describe("Forgejo's emoji sweep", () => {
+  const renderComment = (text: string): string =>
+    renderMarkdown({ text, mode: "comment", context: "gogits/gogs", wiki: false, rootUrl, repository: undefined }, new Set())
+  const expected = (emoji: string, description: string, alias: string): string =>
+    `<p><span class="emoji" aria-label="${description.replaceAll("&", "&amp;")}" data-alias="${alias}">${emoji}</span></p>`
+  const failures = (input: (emoji: string, alias: string) => string): Array<string> =>
+    emojiData.flatMap(([emoji, description, aliases]) => {
+      const alias = aliases.split(" ")[0] ?? ""
+      const text = input(emoji, alias)
+      const html = renderComment(text)
+      return normalizeHtml(html) === normalizeHtml(expected(emoji, description, alias)) ? [] : [`${text} => ${html}`]
+    })
+
+  it("covers Forgejo's whole table", () => assert.strictEqual(emojiData.length, 3395))
+  it("renders every emoji character", () => assert.deepStrictEqual(failures((emoji) => emoji), []))
+  it("renders every emoji's first alias", () => assert.deepStrictEqual(failures((_, alias) => `:${alias}:`), []))
 })
