@@ -1,6 +1,6 @@
 /**
  * The renderer: unified with remark-parse and Forgejo's GFM syntax, Forgejo's markdown transforms
- * (heading ids, link and image resolution, task lists, colour previews, footnotes, line breaks), remark-rehype with
+ * (heading ids, link and image resolution, task lists, colour previews, alert blocks, footnotes, line breaks), remark-rehype with
  * raw HTML re-parsed as an HTML5 parser would, the post-processing pass for `gfm` and `comment`,
  * the sanitizer, and rehype-stringify. Synchronous and pure: the worker threads run it.
  */
@@ -17,6 +17,7 @@ import { makeIdTable } from "./ForgejoSlug.ts"
 import { postProcess } from "./postprocess/PostProcess.ts"
 import { renderSettings, type RenderSettings } from "./RenderSettings.ts"
 import { sanitize } from "./Sanitizer.ts"
+import { arrangeCallouts } from "./syntax/Callouts.ts"
 import { makeCodeHandler } from "./syntax/CodeBlocks.ts"
 import { addColorPreviews } from "./syntax/ColorPreviews.ts"
 import { arrangeFootnotes, footnoteReferenceHandler } from "./syntax/Footnotes.ts"
@@ -38,6 +39,7 @@ const markdownTransforms = (source: string, settings: RenderSettings) => (tree: 
   resolveLinks(tree, settings)
   markTaskListItems(tree, source)
   addColorPreviews(tree)
+  arrangeCallouts(tree)
   arrangeFootnotes(tree, ids)
   if (settings.kind !== "document") hardenLineBreaks(tree)
 }
