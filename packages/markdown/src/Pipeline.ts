@@ -20,6 +20,7 @@ import { sanitize } from "./Sanitizer.ts"
 import { arrangeCallouts } from "./syntax/Callouts.ts"
 import { makeCodeHandler } from "./syntax/CodeBlocks.ts"
 import { addColorPreviews } from "./syntax/ColorPreviews.ts"
+import { protectFootnoteLabels, revealFootnoteLabels } from "./syntax/FootnoteLabels.ts"
 import { arrangeFootnotes, footnoteReferenceHandler } from "./syntax/Footnotes.ts"
 import { forgejoGfm } from "./syntax/ForgejoGfm.ts"
 import { extractFrontMatter, type FrontMatter } from "./syntax/FrontMatter.ts"
@@ -39,8 +40,15 @@ const hasRawNodes = (node: HastRoot | HastRoot["children"][number]): boolean =>
 /** What goes before the document: the front matter's metadata and table of contents. */
 type Preamble = Array<HastElement>
 
-const markdownTransforms = (source: string, front: FrontMatter | undefined, settings: RenderSettings, preamble: Preamble) =>
+const markdownTransforms = (
+  source: string,
+  labelsProtected: boolean,
+  front: FrontMatter | undefined,
+  settings: RenderSettings,
+  preamble: Preamble
+) =>
 (tree: MdastRoot): void => {
+  if (labelsProtected) revealFootnoteLabels(tree)
   const ids = makeIdTable()
   assignHeadingIds(tree, source, ids)
   const config = front?.config
@@ -72,13 +80,15 @@ export const renderMarkdown = (request: RenderRequest, mentionable: ReadonlySet<
   if (request.text === "") return ""
   const text = normalizeLineEndings(request.text)
   const front = extractFrontMatter(text)
-  const source = front?.body ?? text
+  const body = front?.body ?? text
+  const protectedSource = protectFootnoteLabels(body)
+  const source = protectedSource ?? body
   const settings = renderSettings(request, mentionable)
   const preamble: Preamble = []
   const processor = unified()
     .use(remarkParse)
     .use(forgejoGfm)
-    .use(() => markdownTransforms(source, front, settings, preamble))
+    .use(() => markdownTransforms(source, protectedSource !== undefined, front, settings, preamble))
     .use(remarkRehype, {
       allowDangerousHtml: true,
       handlers: { ...defListHastHandlers, code: makeCodeHandler(source), footnoteReference: footnoteReferenceHandler }
