@@ -27,6 +27,7 @@ import { extractFrontMatter, type FrontMatter } from "./syntax/FrontMatter.ts"
 import { hardenLineBreaks } from "./syntax/HardLineBreaks.ts"
 import { assignHeadingIds } from "./syntax/HeadingIds.ts"
 import { resolveLinks } from "./syntax/LinkResolution.ts"
+import { inlineMathHandler, mathHandler } from "./syntax/Math.ts"
 import { metaElement } from "./syntax/MetaTable.ts"
 import { collectHeadings, tocElement } from "./syntax/TableOfContents.ts"
 import { arrangeTaskListItems, markTaskListItems } from "./syntax/TaskListItems.ts"
@@ -91,7 +92,13 @@ export const renderMarkdown = (request: RenderRequest, mentionable: ReadonlySet<
     .use(() => markdownTransforms(source, protectedSource !== undefined, front, settings, preamble))
     .use(remarkRehype, {
       allowDangerousHtml: true,
-      handlers: { ...defListHastHandlers, code: makeCodeHandler(source), footnoteReference: footnoteReferenceHandler }
+      handlers: {
+        ...defListHastHandlers,
+        code: makeCodeHandler(source),
+        footnoteReference: footnoteReferenceHandler,
+        forgejoInlineMath: inlineMathHandler,
+        forgejoMath: mathHandler
+      }
     })
     .use(() => htmlTransforms(settings, preamble))
     .use(rehypeStringify)

@@ -14,9 +14,9 @@ export interface TocHeading {
   readonly text: string
 }
 
-/** Forgejo's `mdutil.Text`: the text nodes under a node (code spans included, raw HTML not). */
+/** Forgejo's `mdutil.Text`: the text nodes under a node (code spans and math included, raw HTML not). */
 const textOf = (node: Nodes): string =>
-  node.type === "text" || node.type === "inlineCode" ? node.value : "children" in node ? node.children.map(textOf).join("") : ""
+  node.type === "text" || node.type === "inlineCode" || node.type === "forgejoInlineMath" ? node.value : "children" in node ? node.children.map(textOf).join("") : ""
 
 /** The headings with the ids `assignHeadingIds` gave them, in document order. */
 export const collectHeadings = (tree: Root): Array<TocHeading> => {
