@@ -5,11 +5,10 @@
  * with their content); disallowed attributes are dropped, and an element that needs attributes
  * (a link, an image, a checkbox) is unwrapped when none remain; URLs with `javascript:`,
  * `vbscript:` or `data:` (in any case or encoding) are refused; every link gets `rel="nofollow"`,
- * plus `noopener` with `target="_blank"`. Stricter than Forgejo where it costs nothing: form
- * controls other than the task-list checkbox, buttons, SVG and MathML are not kept.
+ * plus `noopener` with `target="_blank"`.
  */
 import type { Element, ElementContent, Properties, Root, RootContent } from "hast"
-import { find, html } from "property-information"
+import { find, html, svg } from "property-information"
 
 type Rules = ReadonlyMap<string, ReadonlyArray<RegExp>>
 
@@ -51,12 +50,15 @@ allowElements("table", "caption", "thead", "tbody", "tfoot", "tr", "td", "th", "
 allow(["align", "valign", "width", "span"], ["col", "colgroup"])
 allow(["align", "alt", "height", "width", "src"], ["img"])
 
-// Forgejo's additions (createDefaultPolicy), without buttons and SVG.
+// Forgejo's additions (createDefaultPolicy).
 allow(["class"], ["pre"], /^code-block( is-loading)?$/)
 allow(["class"], ["span"], /^color-preview$/)
 allow(["class"], ["p"], /^attention-title$/)
 allow(["class"], ["blockquote"], /^attention-header attention-\w+$/)
 allow(["class"], ["strong"], /^attention-\w+$/)
+allow(["class"], ["svg"], /^attention-icon attention-\w+ svg octicon-[\w-]+$/)
+allow(["viewbox", "width", "height", "aria-hidden"], ["svg"])
+allow(["fill-rule", "d"], ["path"])
 allow(["class"], ["code"], /^(chroma )?language-[\w-]+( display)?( is-loading)?$/)
 allow(["type"], ["input"], /^checkbox$/)
 allow(["checked", "disabled", "data-source-position"], ["input"])
@@ -80,6 +82,8 @@ allow(["data-line-number"], ["span"], /^[0-9]+$/)
 allow(["class"], ["span"], /^text grey$/)
 allow(["class"], ["table"], /^file-preview$/)
 allow(["class"], ["td"], /^lines-escape$/)
+allow(["class"], ["button"], /^toggle-escape-button btn interact-bg$/)
+allow(["title"], ["button"])
 allow(["class"], ["span"], /^ambiguous-code-point$/)
 allow(["data-tooltip-content"], ["span"])
 allow(["class"], ["a"], /^muted|(text black)$/)
@@ -108,11 +112,12 @@ const styledElements = new Set(["span", "p", "th", "td"])
 const styleProperties = new Set(["color", "background-color"])
 const safeColor = /^(#[0-9a-f]{3,8}|[a-z]+|(rgb|rgba|hsl|hsla)\([0-9.,%\s]+\))$/i
 
-/** Dropped together with everything inside them. */
+/** Dropped together with everything inside them (bluemonday's; a template's content is not among its children). */
 const dropWithContent = new Set([
-  "script", "style", "iframe", "frame", "frameset", "noembed", "noframes", "noscript", "nostyle", "object", "embed",
-  "title", "template", "svg", "math", "textarea", "select", "button", "applet", "base", "link", "meta"
+  "script", "style", "iframe", "frame", "frameset", "noembed", "noframes", "noscript", "nostyle", "object", "title",
+  "template"
 ])
+const svgElements = new Set(["svg", "path"])
 
 /** bluemonday keeps these without attributes; any other element loses its tag when none remain. */
 const allowedWithoutAttributes = new Set([
@@ -158,10 +163,11 @@ const cleanStyle = (style: string): string | undefined => {
 const matchesAny = (rules: ReadonlyArray<RegExp> | undefined, value: string): boolean =>
   rules !== undefined && rules.some((rule) => rule.test(value))
 
-const cleanProperties = (element: Element, rules: Rules): Properties => {
+const cleanProperties = (element: Element, tagName: string, rules: Rules): Properties => {
   const clean: Properties = {}
+  const schema = svgElements.has(tagName) ? svg : html
   for (const [property, value] of Object.entries(element.properties)) {
-    const info = find(html, property)
+    const info = find(schema, property)
     const name = info.attribute.toLowerCase()
     const text = attributeValue(value, info.commaSeparated)
     if (text === undefined) continue
@@ -202,8 +208,7 @@ const sanitizeElement = (element: Element): Array<ElementContent> => {
   const rules = policy.get(tagName)
   const children = sanitizeChildren(element.children)
   if (rules === undefined) return children
-  const properties = cleanProperties(element, rules)
-  if (tagName === "input" && properties["type"] !== "checkbox") return []
+  const properties = cleanProperties(element, tagName, rules)
   if (tagName === "a") addLinkRelations(properties)
   if (Object.keys(properties).length === 0 && !allowedWithoutAttributes.has(tagName)) return children
   return [{ type: "element", tagName, properties, children }]

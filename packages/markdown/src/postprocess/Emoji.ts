@@ -2,10 +2,11 @@
  * Emoji as Forgejo renders them (`emojiProcessor`, `emojiShortCodeProcessor`): a unicode emoji or a
  * known `:alias:` becomes `<span class="emoji" aria-label="DESCRIPTION" data-alias="ALIAS">EMOJI</span>`,
  * and Forgejo's custom emoji (`:forgejo:`, `:gitea:`, ...) an image under `/assets/img/emoji/`.
- * The data is gemoji, the set Forgejo's table is generated from; the longest emoji wins.
+ * The data is Forgejo's own table (skin tones, ZWJ sequences and variation selectors included);
+ * like Go's `strings.Replacer` over it, the leftmost emoji wins, and the longest one there.
  */
-import { gemoji } from "gemoji"
 import type { Element } from "hast"
+import { emojiData } from "./EmojiData.ts"
 import { splitAll, text, type TextProcessor } from "./TextProcessor.ts"
 
 interface Emoji {
@@ -18,20 +19,24 @@ interface Emoji {
 const customEmoji = new Set(["git", "gitea", "codeberg", "gitlab", "github", "gogs", "forgejo"])
 
 const byAlias = new Map<string, Emoji>()
-/** Emoji by their first code point, longest first, for a linear scan. */
+/** Emoji by their first code point, longest first. */
 const byFirstCodePoint = new Map<number, Array<Emoji>>()
 
-for (const entry of gemoji) {
-  const alias = entry.names[0]
-  if (alias === undefined || entry.emoji === "") continue
-  const emoji: Emoji = { emoji: entry.emoji, description: entry.description, alias }
-  for (const name of entry.names) if (!byAlias.has(name)) byAlias.set(name, emoji)
-  const first = entry.emoji.codePointAt(0) ?? 0
+for (const [emoji, description, aliases] of emojiData) {
+  const names = aliases.split(" ")
+  const entry: Emoji = { emoji, description, alias: names[0] ?? "" }
+  for (const name of names) byAlias.set(name, entry)
+  const first = emoji.codePointAt(0) ?? 0
   const list = byFirstCodePoint.get(first) ?? []
-  list.push(emoji)
+  list.push(entry)
   byFirstCodePoint.set(first, list)
 }
 for (const list of byFirstCodePoint.values()) list.sort((a, b) => b.emoji.length - a.emoji.length)
+
+const classEscape = (codePoint: number): string => `\\u{${codePoint.toString(16)}}`
+
+/** Where an emoji may start: any first code point of the table, found without walking the text by hand. */
+const emojiStart = new RegExp(`[${[...byFirstCodePoint.keys()].map(classEscape).join("")}]`, "gu")
 
 const emojiSpan = (content: string, description: string, alias: string): Element => ({
   type: "element",
@@ -53,17 +58,15 @@ const customEmojiSpan = (alias: string, staticPrefix: string): Element => ({
 })
 
 const findEmoji = (value: string): { readonly start: number; readonly emoji: Emoji } | undefined => {
-  for (let i = 0; i < value.length;) {
-    const code = value.codePointAt(i) ?? 0
-    const candidates = byFirstCodePoint.get(code)
-    if (candidates !== undefined) {
-      for (const emoji of candidates) if (value.startsWith(emoji.emoji, i)) return { start: i, emoji }
-    }
-    i += code > 0xffff ? 2 : 1
+  emojiStart.lastIndex = 0
+  for (let match = emojiStart.exec(value); match !== null; match = emojiStart.exec(value)) {
+    const candidates = byFirstCodePoint.get(match[0].codePointAt(0) ?? 0) ?? []
+    for (const emoji of candidates) if (value.startsWith(emoji.emoji, match.index)) return { start: match.index, emoji }
   }
   return undefined
 }
 
+/** Every emoji starts with a non-ASCII code point or a keycap's `#`, `*` or digit. */
 const hasEmojiCandidate = /[^\u0000-\u007f]|[#*0-9]\ufe0f?\u20e3/
 
 export const unicodeEmoji: TextProcessor = (value) =>

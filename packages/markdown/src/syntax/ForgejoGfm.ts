@@ -1,6 +1,6 @@
 /**
  * The syntax Forgejo's goldmark enables: GitHub's tables, strikethrough, task lists and
- * footnotes, and definition lists. Bare URLs and e-mail addresses are not markdown syntax there (no linkify
+ * footnotes, definition lists, and math. Bare URLs and e-mail addresses are not markdown syntax there (no linkify
  * extension): the post-processing pass links them, so remark-gfm's autolink literals stay out.
  */
 import { defListFromMarkdown } from "mdast-util-definition-list"
@@ -14,16 +14,18 @@ import { gfmStrikethrough } from "micromark-extension-gfm-strikethrough"
 import { gfmTable } from "micromark-extension-gfm-table"
 import { gfmTaskListItem } from "micromark-extension-gfm-task-list-item"
 import type { Processor } from "unified"
+import { forgejoMathFromMarkdown, forgejoMathSyntax } from "./Math.ts"
 
 export function forgejoGfm(this: Processor): void {
   const data = this.data()
-  data.micromarkExtensions = [...(data.micromarkExtensions ?? []), gfmTable(), gfmStrikethrough(), gfmTaskListItem(), gfmFootnote(), defList]
+  data.micromarkExtensions = [...(data.micromarkExtensions ?? []), gfmTable(), gfmStrikethrough(), gfmTaskListItem(), gfmFootnote(), defList, forgejoMathSyntax]
   data.fromMarkdownExtensions = [
     ...(data.fromMarkdownExtensions ?? []),
     gfmTableFromMarkdown(),
     gfmStrikethroughFromMarkdown(),
     gfmTaskListItemFromMarkdown(),
     gfmFootnoteFromMarkdown(),
-    defListFromMarkdown
+    defListFromMarkdown,
+    forgejoMathFromMarkdown
   ]
 }

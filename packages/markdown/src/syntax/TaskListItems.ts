@@ -1,18 +1,18 @@
 /**
  * Task list items as Forgejo renders them: the checkbox is the item's first child,
  * `<input type="checkbox" disabled="" data-source-position="N" checked="">`, where N is the
- * source offset of the `[`, and the text follows it directly.
+ * source offset of the `[` (counting any front matter), and the text follows it directly.
  */
 import type { Element, ElementContent, Root as HastRoot } from "hast"
 import type { Root as MdastRoot } from "mdast"
 import { forEachNode } from "./MdastWalk.ts"
 
 /** Records each task item's `[` offset on the item (it survives the raw HTML re-parse). */
-export const markTaskListItems = (tree: MdastRoot, source: string): void =>
+export const markTaskListItems = (tree: MdastRoot, source: string, offset: number): void =>
   forEachNode(tree, (node) => {
     if (node.type !== "listItem" || typeof node.checked !== "boolean") return
     const start = node.position?.start.offset
-    const position = start === undefined ? -1 : source.indexOf("[", start)
+    const position = start === undefined ? -1 : offset + source.indexOf("[", start)
     node.data = { ...node.data, hProperties: { ...node.data?.hProperties, dataSourcePosition: String(position) } }
   })
 
