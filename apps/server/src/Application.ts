@@ -28,7 +28,7 @@ import * as UserAccounts from "@kiln/domain/user/UserAccounts"
 import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
 import { BlobStorageLive } from "@kiln/blobs"
 import { GitTagsLive } from "@kiln/git"
-import { GitArchivesLive, GitStorageLive, GitTransfersLive } from "@kiln/git"
+import { GitArchivesLive, GitStorageLive, GitTransfersLive, RepositoryDirectoriesLive } from "@kiln/git"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
 import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
 import * as CommitStatusStoreSql from "@kiln/postgres/stores/CommitStatusStoreSql"
@@ -68,9 +68,14 @@ export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer)
 
 export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto)
 
-/** Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a KilnConfig). */
-export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>
-  GitStorageLive(join(Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir }), "repositories"))))
+/**
+ * Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a
+ * KilnConfig), and their directories as such (with or without a row).
+ */
+export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) => {
+  const root = join(Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir }), "repositories")
+  return Layer.merge(GitStorageLive(root), RepositoryDirectoriesLive(root))
+}))
 
 /**
  * Archives of the repositories, cached under `<KILN_DATA_DIR>/archives` up to KILN_ARCHIVE_CACHE_MAX_SIZE
