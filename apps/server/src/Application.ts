@@ -21,6 +21,7 @@ import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
 import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
+import * as UnadoptedRepositories from "@kiln/domain/repo/UnadoptedRepositories"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as AccountPurge from "@kiln/domain/user/AccountPurge"
@@ -37,6 +38,7 @@ import * as PackageStoreSql from "@kiln/postgres/stores/PackageStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
 import * as QuotaStoreSql from "@kiln/postgres/stores/QuotaStoreSql"
 import * as ReleaseStoreSql from "@kiln/postgres/stores/ReleaseStoreSql"
+import * as RepositoryInventorySql from "@kiln/postgres/stores/RepositoryInventorySql"
 import * as RepositoryRedirectStoreSql from "@kiln/postgres/stores/RepositoryRedirectStoreSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
@@ -121,6 +123,11 @@ export const RepositoriesLive = Repositories.layer.pipe(
   Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer, BranchesLive, ArchiveCache))
 )
 
+/** Directories without a row: listed, adopted or deleted by site administrators. */
+export const UnadoptedRepositoriesLive = UnadoptedRepositories.layer.pipe(
+  Layer.provide(Layer.mergeAll(RepositoryStorage, BranchesLive, RepositoryInventorySql.layer))
+)
+
 /**
  * Release attachments and package blobs under `<KILN_DATA_DIR>` (attachments/, packages/, tmp/),
  * and the tags releases make in the repositories.
@@ -169,6 +176,7 @@ export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, Acc
   .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
   .pipe(Layer.merge(RepositoryContent))
   .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))
+  .pipe(Layer.merge(UnadoptedRepositoriesLive))
 
 /** Everything the HTTP layer and the CLI use; requires only a migrated SqlClient. */
 export const layer = Services.pipe(Layer.provideMerge(Stores), Layer.provideMerge(Platform))
