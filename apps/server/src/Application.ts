@@ -21,6 +21,7 @@ import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
 import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
+import * as UnadoptedRepositories from "@kiln/domain/repo/UnadoptedRepositories"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as AccountPurge from "@kiln/domain/user/AccountPurge"
@@ -28,7 +29,7 @@ import * as UserAccounts from "@kiln/domain/user/UserAccounts"
 import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
 import { BlobStorageLive } from "@kiln/blobs"
 import { GitTagsLive } from "@kiln/git"
-import { GitArchivesLive, GitStorageLive, GitTransfersLive } from "@kiln/git"
+import { GitArchivesLive, GitStorageLive, GitTransfersLive, RepositoryDirectoriesLive } from "@kiln/git"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
 import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
 import * as CommitStatusStoreSql from "@kiln/postgres/stores/CommitStatusStoreSql"
@@ -37,6 +38,7 @@ import * as PackageStoreSql from "@kiln/postgres/stores/PackageStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
 import * as QuotaStoreSql from "@kiln/postgres/stores/QuotaStoreSql"
 import * as ReleaseStoreSql from "@kiln/postgres/stores/ReleaseStoreSql"
+import * as RepositoryInventorySql from "@kiln/postgres/stores/RepositoryInventorySql"
 import * as RepositoryRedirectStoreSql from "@kiln/postgres/stores/RepositoryRedirectStoreSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
@@ -68,9 +70,14 @@ export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer)
 
 export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto)
 
-/** Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a KilnConfig). */
-export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>
-  GitStorageLive(join(Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir }), "repositories"))))
+/**
+ * Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a
+ * KilnConfig), and their directories as such (with or without a row).
+ */
+export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) => {
+  const root = join(Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir }), "repositories")
+  return Layer.merge(GitStorageLive(root), RepositoryDirectoriesLive(root))
+}))
 
 /**
  * Archives of the repositories, cached under `<KILN_DATA_DIR>/archives` up to KILN_ARCHIVE_CACHE_MAX_SIZE
@@ -114,6 +121,11 @@ export const CommitStatusesLive = CommitStatuses.layer.pipe(Layer.provide(Reposi
 
 export const RepositoriesLive = Repositories.layer.pipe(
   Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer, BranchesLive, ArchiveCache))
+)
+
+/** Directories without a row: listed, adopted or deleted by site administrators. */
+export const UnadoptedRepositoriesLive = UnadoptedRepositories.layer.pipe(
+  Layer.provide(Layer.mergeAll(RepositoryStorage, BranchesLive, RepositoryInventorySql.layer))
 )
 
 /**
@@ -164,6 +176,7 @@ export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, Acc
   .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
   .pipe(Layer.merge(RepositoryContent))
   .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))
+  .pipe(Layer.merge(UnadoptedRepositoriesLive))
 
 /** Everything the HTTP layer and the CLI use; requires only a migrated SqlClient. */
 export const layer = Services.pipe(Layer.provideMerge(Stores), Layer.provideMerge(Platform))

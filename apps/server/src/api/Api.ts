@@ -2,6 +2,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { Authentication } from "../http/Authentication.ts"
 import { BindingErrors } from "../http/BindingErrors.ts"
+import { AdminUnadoptedApi } from "./AdminUnadoptedApi.ts"
 import { AdminUsersApi } from "./AdminUsersApi.ts"
 import { ArchiveApi } from "./ArchiveApi.ts"
 import { BranchesApi } from "./BranchesApi.ts"
@@ -24,6 +25,7 @@ import { UserReposApi } from "./UserReposApi.ts"
 
 export class Api extends HttpApi.make("kiln")
   .add(MiscApi, AdminUsersApi, UsersApi)
+  .add(AdminUnadoptedApi)
   .add(MarkdownApi)
   .add(OrgsApi)
   .add(QuotaAdminApi, UserQuotaApi)

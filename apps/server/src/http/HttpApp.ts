@@ -4,6 +4,7 @@ import { HttpRouter, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
+import { AdminUnadoptedHandlers } from "../handlers/AdminUnadoptedHandlers.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
 import { ArchiveHandlers } from "../handlers/ArchiveHandlers.ts"
 import { BranchHandlers } from "../handlers/BranchHandlers.ts"
@@ -48,6 +49,7 @@ const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
   .pipe(Layer.merge(OrgHandlers))
   .pipe(Layer.merge(Layer.mergeAll(QuotaAdminHandlers, UserQuotaHandlers)))
   .pipe(Layer.merge(OrgQuotaHandlers))
+  .pipe(Layer.merge(AdminUnadoptedHandlers))
 
 const RepoGroups = Layer.mergeAll(RepoHandlers, RepoUserHandlers, RepoOrgHandlers)
 const GitGroups = Layer.mergeAll(BranchHandlers, CommitStatusHandlers)

@@ -12,7 +12,7 @@ import * as Repositories from "@kiln/domain/repo/Repositories"
 import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
 import type { NewAccount } from "@kiln/domain/user/User"
 import { UserStore } from "@kiln/domain/user/UserStore"
-import { makeGitStorage } from "@kiln/git"
+import { makeGitStorage, RepositoryDirectoriesLive } from "@kiln/git"
 import * as RepositoryRedirectStoreSql from "@kiln/postgres/stores/RepositoryRedirectStoreSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
@@ -57,7 +57,7 @@ const Stores = Layer.mergeAll(RepositoryStoreSql.layer, TeamStoreSql.layer, User
   .pipe(Layer.merge(RepositoryRedirectStoreSql.layer))
 
 const TestLayer = Repositories.layer.pipe(
-  Layer.provideMerge(Layer.mergeAll(Stores, FlakyStorage, TemplateInitialFiles.layer)),
+  Layer.provideMerge(Layer.mergeAll(Stores, FlakyStorage, RepositoryDirectoriesLive(root), TemplateInitialFiles.layer)),
   Layer.provideMerge(CommitRefusal),
   Layer.provideMerge(DatabaseLive)
 )

@@ -9,6 +9,7 @@ import { AlreadyExists, Forbidden, Invalid, NotFound } from "../errors.ts"
 import type { GitStorage, RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
 import { GitTransfers, type StagedRepository } from "../git/GitTransfers.ts"
+import type { RepositoryDirectories } from "../git/RepositoryDirectories.ts"
 import { isOwnerTeam } from "../org/Team.ts"
 import type { TeamStore } from "../org/TeamStore.ts"
 import type { User } from "../user/User.ts"
@@ -20,7 +21,8 @@ import {
   type OwnedRepository,
   type Repository,
   REPOSITORY_EXISTS_MESSAGE,
-  type RepositoryChanges
+  type RepositoryChanges,
+  repositoryFilesExistMessage
 } from "./Repository.ts"
 import { checkUsableRepositoryName } from "./RepositoryName.ts"
 import type { RepositoryRedirectStore } from "./RepositoryRedirectStore.ts"
@@ -51,6 +53,7 @@ export interface AdoptionDeps {
   readonly store: RepositoryStore["Service"]
   readonly redirects: RepositoryRedirectStore["Service"]
   readonly git: GitStorage["Service"]
+  readonly directories: RepositoryDirectories["Service"]
   readonly diskStepInTransaction: DiskStepInTransaction
 }
 
@@ -81,6 +84,14 @@ export const adoptStaged = (
       return yield* deps.store.update(inserted.id, changes).pipe(Effect.orDie)
     }))
 }
+
+/**
+ * AlreadyExists `repository files already exist [...]` (409) when a directory without a row holds
+ * the name: checked before any transfer, so nothing is copied only to be thrown away.
+ */
+export const refuseLeftFiles = (deps: AdoptionDeps, location: RepositoryLocation): Effect.Effect<void, AlreadyExists | Invalid> =>
+  Effect.flatMap(deps.directories.exists(location), (exists) =>
+    exists ? Effect.fail(new AlreadyExists({ message: repositoryFilesExistMessage(location.owner, location.name) })) : Effect.void)
 
 export interface ForkDeps extends AdoptionDeps {
   readonly users: UserStore["Service"]
@@ -137,6 +148,7 @@ export const makeForks = (deps: ForkDeps) => {
       const taken = new AlreadyExists({ message: `repository already exists [uname: ${owner.name}, name: ${name}]` })
       if (Option.isSome(yield* store.find(owner.name, name))) return yield* taken
       yield* checkUsableRepositoryName(name)
+      yield* refuseLeftFiles(deps, { owner: owner.name, name })
       const transfers = yield* GitTransfers
       const staged = yield* transfers.fork({ owner: base.owner.name, name: base.repository.name }).pipe(
         Effect.catchTag("NotFound", (error) => Effect.die(error))
@@ -156,7 +168,10 @@ export const makeForks = (deps: ForkDeps) => {
         objectFormat: repository.objectFormat,
         trustModel: repository.trustModel,
         units: forkUnits
-      }, now), staged).pipe(Effect.catchTag("AlreadyExists", () => Effect.fail(taken)))
+      }, now), staged).pipe(
+        // A row that appeared meanwhile reads as Forgejo's fork text; files keep their own.
+        Effect.catchTag("AlreadyExists", (error) => Effect.fail(error.message === REPOSITORY_EXISTS_MESSAGE ? taken : error))
+      )
       return { fork: created, owner }
     }))
 

@@ -10,7 +10,7 @@ import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
 import { GitTransfers, type TransferFailure } from "../git/GitTransfers.ts"
 import { isOwnerTeam } from "../org/Team.ts"
 import type { User } from "../user/User.ts"
-import { adoptStaged, type ForkDeps } from "./Forks.ts"
+import { adoptStaged, type ForkDeps, refuseLeftFiles } from "./Forks.ts"
 import { isHostAllowed, MigrationSettings } from "./MigrationHostPolicy.ts"
 import {
   cloneCredentials,
@@ -110,6 +110,7 @@ export const makeMigrations = (deps: MigrationDeps) => {
       if (Option.isSome(yield* store.find(owner.name, input.repoName))) {
         return yield* new AlreadyExists({ message: REPOSITORY_EXISTS_MESSAGE })
       }
+      yield* refuseLeftFiles(deps, { owner: owner.name, name: input.repoName })
       const credentials = cloneCredentials(input)
       const mirror = input.mirror ?? false
       const staged = yield* transfers.cloneRemote({

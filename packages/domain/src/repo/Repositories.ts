@@ -16,6 +16,7 @@ import { GitArchives } from "../git/GitArchives.ts"
 import { type InitialCommit, GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
 import type { GitTransfers } from "../git/GitTransfers.ts"
+import { RepositoryDirectories } from "../git/RepositoryDirectories.ts"
 import { isValidRefName } from "../git/RefName.ts"
 import { type AccessMode, atLeast, parseAccessMode } from "../org/AccessMode.ts"
 import { ORG_HIDDEN_MESSAGE, orgNotFoundMessage, ownsRepositoriesMessage } from "../org/Organization.ts"
@@ -174,14 +175,15 @@ export class Repositories extends Context.Service<Repositories, {
    * (422); Forbidden `Given user is not allowed to create repository in organization.` (403); Invalid
    * with field `readme` `readme template does not exist, available templates: [...]` (Forgejo: 400);
    * Invalid for other unknown templates, label sets, object formats and unusable names (422);
-   * AlreadyExists `The repository with the same name already exists.` (409); Conflict when the disk
-   * already has files there; GitStorageFailure when the disk refused (neither row nor files remain).
+   * AlreadyExists `The repository with the same name already exists.`, then `repository files already
+   * exist [...]` when a directory without a row holds the name (409, the files untouched);
+   * GitStorageFailure when the disk refused (neither row nor files remain).
    */
   readonly create: (
     doer: User,
     owner: User,
     input: CreateRepositoryInput
-  ) => Effect.Effect<AccessibleRepository, Invalid | Forbidden | AlreadyExists | Conflict | GitStorageFailure>
+  ) => Effect.Effect<AccessibleRepository, Invalid | Forbidden | AlreadyExists | GitStorageFailure>
   /**
    * `PATCH /repos/{o}/{r}`: repository admins. Forbidden (403); Invalid binding `[Name]: AlphaDashDot|MaxSize`,
    * `[Description]: MaxSize`, `[Website]: MaxSize`, `[DefaultMergeStyle]: In`, `[DefaultUpdateStyle]: In`,
@@ -344,7 +346,7 @@ const toggledUnits = (units: RepositoryUnits, input: EditRepositoryInput): Repos
 export const layer: Layer.Layer<
   Repositories,
   never,
-  RepositoryStore | RepositoryRedirectStore | TeamStore | UserStore | GitStorage | InitialFiles | Transactions
+  RepositoryStore | RepositoryRedirectStore | TeamStore | UserStore | GitStorage | RepositoryDirectories | InitialFiles | Transactions
 > = Layer.effect(
   Repositories,
   Effect.gen(function*() {
@@ -353,6 +355,7 @@ export const layer: Layer.Layer<
     const teams = yield* TeamStore
     const users = yield* UserStore
     const git = yield* GitStorage
+    const directories = yield* RepositoryDirectories
     // Without a signing key service (e.g. an embedding without one) initial commits are unsigned.
     const signingKeys = yield* Effect.serviceOption(SigningKeys)
     // Without the branch table (an embedding without it) nothing records the initial branch.
@@ -537,9 +540,9 @@ export const layer: Layer.Layer<
         const makeOnDisk = git.create(location, {
           defaultBranch,
           ...(Option.isSome(initial) ? { initialCommit: initial.value } : {})
-        }).pipe(
-          Effect.catchTag("AlreadyExists", (error) => Effect.fail(new Conflict({ message: error.message })))
-        )
+        })
+        // A directory without a row (a crash, an unadopted repository) fails the disk step with
+        // `repository files already exist` before anything is written: the row rolls back, the files stay.
         const created = yield* diskStepInTransaction(makeOnDisk, git.remove(location))((onDisk) =>
           Effect.gen(function*() {
             const row = yield* store.insert(newRepository({
@@ -673,6 +676,7 @@ export const layer: Layer.Layer<
       store,
       redirects,
       git,
+      directories,
       users,
       teams,
       diskStepInTransaction,

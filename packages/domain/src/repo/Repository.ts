@@ -202,3 +202,7 @@ export const repositoryNotFoundMessage = (owner: string, name: string): string =
 /** The 409 of every create route. */
 export const REPOSITORY_EXISTS_MESSAGE = "The repository with the same name already exists."
 
+
+/** Forgejo's `ErrRepoFilesAlreadyExist` text: a directory without a row holds the name (409). */
+export const repositoryFilesExistMessage = (owner: string, name: string): string =>
+  `repository files already exist [uname: ${owner}, name: ${name}]`
