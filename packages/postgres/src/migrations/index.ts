@@ -9,6 +9,7 @@ import releasesPackages from "./0006_releases_packages.ts"
 import usageTotals from "./0007_usage_totals.ts"
 import repositorySearch from "./0008_repository_search.ts"
 import repositoryRedirects from "./0009_repository_redirects.ts"
+import jobs from "./0010_jobs.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -19,7 +20,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0006_releases_packages": releasesPackages,
   "0007_usage_totals": usageTotals,
   "0008_repository_search": repositorySearch,
-  "0009_repository_redirects": repositoryRedirects
+  "0009_repository_redirects": repositoryRedirects,
+  "0010_jobs": jobs
 })
 
 export const layer = Migrations.layer(loader)

@@ -1,0 +1,192 @@
+/**
+ * Jobs and JobWorker on a real database (PGlite, or a Postgres server with KILN_TEST_DATABASE_URL,
+ * where wake-ups go through NOTIFY): the outbox semantics of enqueue, once per key, retries by the
+ * kind's schedule, a dead worker's lease, two workers sharing a burst, periodic tasks and re-runs.
+ * Workers poll only every minute here, so a job that runs at all was woken.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Ref } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
+import { type Job, JobFailed, type JobHandler, Jobs } from "@kiln/domain/coordination/Jobs"
+import * as PeriodicTask from "@kiln/domain/coordination/PeriodicTask"
+import * as RetrySchedule from "@kiln/domain/coordination/RetrySchedule"
+import * as JobsSql from "../../src/coordination/JobsSql.ts"
+import * as JobWorker from "../../src/coordination/JobWorker.ts"
+import { layer as migrations } from "../../src/migrations/index.ts"
+import * as TestDatabase from "../../src/testing/TestDatabase.ts"
+
+const onServer = process.env["KILN_TEST_DATABASE_URL"] !== undefined
+const Database = migrations.pipe(Layer.provideMerge(TestDatabase.layer))
+const JobsLive = JobsSql.layer({ notify: onServer }).pipe(Layer.provideMerge(Database))
+
+const workerOptions = { concurrency: 8, pollInterval: 60_000, listen: onServer }
+
+/** Runs `body` with workers for `handlers` running (one per entry of `workers`), then stops them. */
+const withWorkers = <A, E, R, H>(
+  handlers: ReadonlyArray<JobHandler<H>>,
+  body: Effect.Effect<A, E, R>,
+  workers = 1
+) =>
+  Effect.scoped(Effect.gen(function*() {
+    for (let i = 0; i < workers; i++) {
+      yield* Layer.build(JobWorker.layer(handlers, workerOptions))
+    }
+    return yield* body
+  }))
+
+const eventually = <A, E, R>(check: Effect.Effect<A | undefined, E, R>): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    for (;;) {
+      const value = yield* check
+      if (value !== undefined) return value
+      yield* Effect.sleep("20 millis")
+    }
+  })
+
+const recording = (kind: string, seen: Ref.Ref<ReadonlyArray<Job>>, outcome: (job: Job) => boolean = () => true): JobHandler => ({
+  kind,
+  retry: RetrySchedule.exponential({ initial: 50, max: 200, maxAttempts: 3 }),
+  lease: 10_000,
+  run: (job) =>
+    Effect.andThen(
+      Ref.update(seen, (jobs) => [...jobs, job]),
+      outcome(job) ? Effect.void : Effect.fail(new JobFailed({ message: `refused ${job.key}` }))
+    )
+})
+
+const jobRow = (kind: string, key: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ attempts: unknown; done: boolean; failed: boolean; last_error: string | null }>`
+      SELECT attempts, done_at IS NOT NULL AS done, failed, last_error FROM jobs WHERE kind = ${kind} AND key = ${key}`
+    return row
+  })
+
+layer(JobsLive, { timeout: "120 seconds" })("Jobs on PostgreSQL", (it) => {
+  it.effect("a job enqueued in a rolled-back transaction never exists; a committed one runs once with its payload", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const jobs = yield* Jobs
+      const seen = yield* Ref.make<ReadonlyArray<Job>>([])
+      yield* withWorkers([recording("outbox", seen)], Effect.gen(function*() {
+        yield* sql.withTransaction(
+          Effect.andThen(jobs.enqueue("outbox", "rolled-back", { n: 1 }), Effect.fail("abort"))
+        ).pipe(Effect.ignore)
+        yield* sql.withTransaction(jobs.enqueue("outbox", "committed", { n: 2, text: "é" }))
+        yield* eventually(Effect.map(jobRow("outbox", "committed"), (row) => row?.done ? row : undefined))
+      }))
+      const ran = yield* Ref.get(seen)
+      assert.deepStrictEqual(ran.map((job) => [job.key, job.payload, job.attempts]), [["committed", { n: 2, text: "é" }, 1]])
+      assert.strictEqual(yield* jobRow("outbox", "rolled-back"), undefined)
+    })))
+
+  it.effect("a kind and key is taken once: enqueuing it again does nothing, even after it is done", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const jobs = yield* Jobs
+      const seen = yield* Ref.make<ReadonlyArray<Job>>([])
+      assert.isTrue(yield* jobs.enqueue("once", "k", 1))
+      assert.isFalse(yield* jobs.enqueue("once", "k", 2))
+      yield* withWorkers([recording("once", seen)], Effect.gen(function*() {
+        yield* eventually(Effect.map(jobRow("once", "k"), (row) => row?.done ? row : undefined))
+        assert.isFalse(yield* jobs.enqueue("once", "k", 3))
+        yield* Effect.sleep("200 millis")
+      }))
+      assert.deepStrictEqual((yield* Ref.get(seen)).map((job) => job.payload), [1])
+    })))
+
+  it.effect("a failing job is retried by its kind's schedule and fails for good after the last attempt", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const jobs = yield* Jobs
+      const seen = yield* Ref.make<ReadonlyArray<Job>>([])
+      yield* withWorkers([recording("flaky", seen, (job) => job.key === "second-try" && job.attempts === 2)], Effect.gen(function*() {
+        yield* jobs.enqueue("flaky", "second-try", null)
+        yield* jobs.enqueue("flaky", "never", null)
+        yield* eventually(Effect.map(jobRow("flaky", "second-try"), (row) => row?.done ? row : undefined))
+        yield* eventually(Effect.map(jobRow("flaky", "never"), (row) => row?.done ? row : undefined))
+      }))
+      const succeeded = yield* jobRow("flaky", "second-try")
+      assert.deepStrictEqual([Number(succeeded?.attempts), succeeded?.failed, succeeded?.last_error], [2, false, null])
+      const failed = yield* jobRow("flaky", "never")
+      assert.deepStrictEqual([Number(failed?.attempts), failed?.failed, failed?.last_error], [3, true, "refused never"])
+      const attempts = (yield* Ref.get(seen)).filter((job) => job.key === "never").map((job) => job.attempts)
+      assert.deepStrictEqual(attempts, [1, 2, 3])
+    })))
+
+  it.effect("a job leased by a worker that died is run by another once the lease has passed", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const jobs = yield* Jobs
+      const seen = yield* Ref.make<ReadonlyArray<Job>>([])
+      yield* jobs.enqueue("leased", "orphan", null)
+      yield* sql`UPDATE jobs SET locked_by = 'dead', locked_until = now() + interval '300 milliseconds', attempts = 1
+        WHERE kind = 'leased'`
+      yield* withWorkers([recording("leased", seen)], Effect.gen(function*() {
+        yield* eventually(Effect.map(jobRow("leased", "orphan"), (row) => row?.done ? row : undefined))
+      }))
+      assert.deepStrictEqual((yield* Ref.get(seen)).map((job) => job.attempts), [2])
+    })))
+
+  it.effect("two workers share a burst: every job runs exactly once", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const jobs = yield* Jobs
+      const seen = yield* Ref.make<ReadonlyArray<Job>>([])
+      const slow: JobHandler = {
+        ...recording("burst", seen),
+        run: (job) => Effect.andThen(Effect.sleep("2 millis"), Ref.update(seen, (all) => [...all, job]))
+      }
+      yield* withWorkers([slow], Effect.gen(function*() {
+        for (let batch = 0; batch < 10; batch++) {
+          yield* sql.withTransaction(Effect.forEach(
+            Array.from({ length: 30 }, (_, i) => batch * 30 + i),
+            (n) => jobs.enqueue("burst", String(n), n)
+          ))
+        }
+        yield* eventually(Effect.map(
+          sql<{ n: unknown }>`SELECT count(*) AS n FROM jobs WHERE kind = 'burst' AND done_at IS NOT NULL`,
+          ([row]) => Number(row?.n) === 300 ? true : undefined
+        ))
+      }), 2)
+      const keys = (yield* Ref.get(seen)).map((job) => job.key)
+      assert.strictEqual(keys.length, 300)
+      assert.strictEqual(new Set(keys).size, 300)
+    })))
+
+  it.effect("a periodic task is scheduled once per due time however many processes schedule it", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const runs = yield* Ref.make(0)
+      const task = PeriodicTask.make({ kind: "tick", every: 300, lease: 1_000, run: Ref.update(runs, (n) => n + 1) })
+      yield* Effect.all([task.schedule, task.schedule, task.schedule], { concurrency: "unbounded" })
+      const pending = yield* sql<{ key: string }>`SELECT key FROM jobs WHERE kind = 'tick'`
+      assert.strictEqual(pending.length, 1)
+      yield* withWorkers([task.handler], Effect.gen(function*() {
+        yield* eventually(Effect.map(Ref.get(runs), (n) => n >= 2 ? n : undefined))
+      }), 2)
+      const rows = yield* sql<{ key: string }>`SELECT key FROM jobs WHERE kind = 'tick' ORDER BY key`
+      const dueTimes = rows.map((row) => Date.parse(row.key))
+      assert.isTrue(dueTimes.every((time) => time % 300 === 0))
+      assert.strictEqual(new Set(dueTimes).size, dueTimes.length)
+    })))
+
+  it("the next due time is the next multiple of the period", () => {
+    assert.strictEqual(PeriodicTask.nextDueTime(1000, 0), 1000)
+    assert.strictEqual(PeriodicTask.nextDueTime(1000, 999), 1000)
+    assert.strictEqual(PeriodicTask.nextDueTime(1000, 1000), 2000)
+  })
+
+  it.effect("rerun makes a done job due again with its attempts from zero", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const jobs = yield* Jobs
+      const seen = yield* Ref.make<ReadonlyArray<Job>>([])
+      assert.isFalse(yield* jobs.rerun("again", "missing"))
+      yield* jobs.enqueue("again", "k", "p")
+      yield* withWorkers([recording("again", seen)], Effect.gen(function*() {
+        yield* eventually(Effect.map(jobRow("again", "k"), (row) => row?.done ? row : undefined))
+        assert.isTrue(yield* jobs.rerun("again", "k"))
+        yield* eventually(Effect.map(Ref.get(seen), (all) => all.length === 2 ? all : undefined))
+      }))
+      assert.deepStrictEqual((yield* Ref.get(seen)).map((job) => [job.payload, job.attempts]), [["p", 1], ["p", 1]])
+    })))
+})
