@@ -2,7 +2,8 @@
  * Kiln's packages as another project gets them: every package built and packed (`pnpm pack`), the
  * tarballs installed with npm into a project outside the workspace, the example portal copied
  * there, type-checked against the installed declarations and its tests run on the installed
- * JavaScript.
+ * JavaScript: with node:test (the portal) and with Jest (the test starter, and Kiln's handler as
+ * Express middleware).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
@@ -55,7 +56,7 @@ describe("the packed packages", () => {
         private: true,
         type: "module",
         dependencies: { ...dependencies, effect: "4.1.0" },
-        devDependencies: { typescript: "7.0.2", "@types/node": "^24.0.0" }
+        devDependencies: { typescript: "7.0.2", "@types/node": "^24.0.0", jest: "30.5.2", express: "5.3.0" }
       }))
       cpSync(join(example, "src"), join(project, "src"), { recursive: true })
       cpSync(join(example, "test"), join(project, "test"), { recursive: true })
@@ -75,6 +76,16 @@ describe("the packed packages", () => {
       const tests = await run(process.execPath, ["--test", "test/Portal.spec.ts"], { cwd: project })
       assert.match(tests.stdout, /# pass 5|ℹ pass 5/)
       assert.match(tests.stdout, /# fail 0|ℹ fail 0/)
+
+      // Jest runs ES modules only under Node's VM modules flag; its summary goes to stderr.
+      const jest = await run(process.execPath, [
+        "--experimental-vm-modules",
+        join(project, "node_modules/jest/bin/jest.js"),
+        "--ci",
+        "--config",
+        JSON.stringify({ rootDir: join(project, "test/installed"), testMatch: ["**/*.test.mjs"], transform: {} })
+      ], { cwd: project, env: { ...process.env, NODE_NO_WARNINGS: "1" }, maxBuffer: 64 * 1024 * 1024 })
+      assert.match(jest.stderr, /Tests:\s+2 passed, 2 total/)
     } finally {
       rmSync(root, { recursive: true, force: true })
     }
