@@ -139,9 +139,10 @@ export const AdminUsersHandlers = HttpApiBuilder.group(Api, "admin", Effect.fnUn
     .handle("adminCreateOrg", ({ params, payload }) =>
       Effect.gen(function*() {
         const owner = yield* pathUser(params.username)
-        // An owner who may not create organizations is Forgejo's 500, shown to the admin.
+        // An owner who may not create organizations is Forgejo's 500; Kiln answers no input with
+        // a 5xx: 403 with Forgejo's message.
         const created = yield* organizations.createForUser(owner, toCreateOrganizationInput(payload)).pipe(
-          Effect.mapError((error) => errors.fromDomain(error, { AlreadyExists: 422, Invalid: 422, Conflict: 500 }))
+          Effect.mapError((error) => errors.fromDomain(error, { AlreadyExists: 422, Invalid: 422 }))
         )
         return toOrganizationJson(created.organization, urls)
       }))

@@ -38,8 +38,7 @@ export const CommitStatusHandlers = HttpApiBuilder.group(Api, "repositoryStatuse
   const combined = (params: { readonly owner: string; readonly repo: string; readonly ref: string }, page: PageRequest) =>
     Effect.gen(function*() {
       const target = yield* lookup(params)
-      const result = yield* statuses.combined(target, params.ref, page).pipe(Effect.mapError((error) =>
-        error._tag === "Forbidden" ? errors.forbidden(error.message) : errors.internal(error.message)))
+      const result = yield* statuses.combined(target, params.ref, page).pipe(Effect.mapError((error) => errors.forbidden(error.message)))
       if (Option.isNone(result)) return noCombinedStatus
       yield* setPagingHeaders({ total: result.value.total })
       // Forgejo renders nothing (`null`) for a page past the last context.
@@ -59,7 +58,7 @@ export const CommitStatusHandlers = HttpApiBuilder.group(Api, "repositoryStatuse
           description: payload.description ?? "",
           context: payload.context ?? ""
         }).pipe(Effect.mapError((error) =>
-          error._tag === "Forbidden" ? errors.forbidden(error.message) : errors.internal(error.message)))
+          error._tag === "Forbidden" ? errors.forbidden(error.message) : errors.validation(error.message)))
         return toCommitStatusJson(created, yield* viewOf(target, [created]))
       }))
     .handle("repoListStatuses", ({ params, query }) =>

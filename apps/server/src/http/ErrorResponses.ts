@@ -7,6 +7,10 @@
  *   the message;
  * - every 5xx body is the same generic message with a request id; what caused it (git's error
  *   text, file paths, SQL, a defect's stack) goes only to the log, under that id.
+ *
+ * The package registry (`/api/packages/...`) answers its errors in plain text, as Forgejo's
+ * package routes do (`ctx.PlainText`): its 4xx pass as they are, its 5xx get the generic message
+ * as text.
  */
 import { Cause, Effect } from "effect"
 import { HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -70,7 +74,8 @@ const serverError = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
   cause: Cause.Cause<unknown> | undefined,
-  errorUrl: string
+  errorUrl: string,
+  plainText: boolean
 ) => {
   const id = requestId()
   const said = bodyText(response)
@@ -83,11 +88,17 @@ const serverError = (
       ...(said === undefined || said === "" ? {} : { response: said })
     }),
     Effect.as(
-      HttpServerResponse.setBody(response, forgejoJson(internalErrorBody(id, errorUrl), response.status).body)
-        .pipe(HttpServerResponse.setHeader("x-request-id", id))
+      HttpServerResponse.setBody(
+        response,
+        plainText
+          ? HttpServerResponse.text(internalErrorBody(id, errorUrl).message).body
+          : forgejoJson(internalErrorBody(id, errorUrl), response.status).body
+      ).pipe(HttpServerResponse.setHeader("x-request-id", id))
     )
   )
 }
+
+const isPackageRegistryPath = (url: string) => url.startsWith("/api/packages/")
 
 const shape = (
   request: HttpServerRequest.HttpServerRequest,
@@ -95,8 +106,9 @@ const shape = (
   cause: Cause.Cause<unknown> | undefined,
   errorUrl: string
 ) => {
-  if (response.status >= 500) return serverError(request, response, cause, errorUrl)
-  if (response.status >= 400) return Effect.succeed(clientError(response, errorUrl))
+  const plainText = isPackageRegistryPath(request.url)
+  if (response.status >= 500) return serverError(request, response, cause, errorUrl, plainText)
+  if (response.status >= 400 && !plainText) return Effect.succeed(clientError(response, errorUrl))
   return Effect.succeed(response)
 }
 

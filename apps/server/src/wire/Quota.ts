@@ -84,9 +84,11 @@ export type QuotaUsedArtifactJson = typeof QuotaUsedArtifactJson.Type
 
 const Limit = described(Schema.Number.check(Schema.isInt()).annotate({ format: "int64" }), "The limit set by the rule")
 const Subjects = described(Schema.Array(Schema.String), "The subjects affected by the rule")
+/** Forgejo keeps rule and group names in 255-character columns; longer is a binding error, not a database one. */
+const QuotaName = Schema.String.check(Schema.isMaxLength(255))
 
 export const CreateQuotaRuleOptions = Schema.Struct({
-  name: Schema.optionalKey(described(Schema.String, "Name of the rule to create")),
+  name: Schema.optionalKey(described(QuotaName, "Name of the rule to create")),
   limit: Schema.optionalKey(Limit),
   subjects: Schema.optionalKey(Subjects)
 }).annotate({
@@ -95,7 +97,7 @@ export const CreateQuotaRuleOptions = Schema.Struct({
 })
 
 export const CreateQuotaGroupOptions = Schema.Struct({
-  name: Schema.optionalKey(described(Schema.String, "Name of the quota group to create")),
+  name: Schema.optionalKey(described(QuotaName, "Name of the quota group to create")),
   rules: Schema.optionalKey(described(
     Schema.Array(CreateQuotaRuleOptions),
     "Rules to add to the newly created group.\nIf a rule does not exist, it will be created."

@@ -371,7 +371,8 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("organizations", (it) => {
 
       yield* request("PATCH", "/api/v1/admin/users/frank", { auth: admin, json: { allow_create_organization: false } })
       const notAllowed = yield* request("POST", "/api/v1/admin/users/frank/orgs", { auth: admin, json: { username: "x-org" } })
-      assert.deepStrictEqual([notAllowed.status, notAllowed.body], [500, { message: "user is not allowed to create organizations", url: errorUrl }])
+      // Forgejo: 500; Kiln answers no input with a 5xx.
+      assert.deepStrictEqual([notAllowed.status, notAllowed.body], [403, { message: "user is not allowed to create organizations", url: errorUrl }])
     }))
 
   it.effect("lists a user's organizations: all for themself and admins, public memberships of public ones for others (UORG-01 … UORG-05)", () =>

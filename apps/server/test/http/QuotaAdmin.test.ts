@@ -30,6 +30,16 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("quota administration", (i
       assert.strictEqual(again.status, 409)
       assert.deepStrictEqual(again.body, error("rule already exists: [name: double-rule]"))
 
+      // Names longer than Forgejo's 255-character columns are binding errors, and nothing is made.
+      const long = "n".repeat(100_000)
+      const longRule = yield* request("POST", "/api/v1/admin/quota/rules", { auth: admin, json: { name: long, limit: 0 } })
+      assert.deepStrictEqual([longRule.status, longRule.body], [422, error("[Name]: MaxSize")])
+      const longGroup = yield* request("POST", "/api/v1/admin/quota/groups", { auth: admin, json: { name: long } })
+      assert.deepStrictEqual([longGroup.status, longGroup.body], [422, error("[Name]: MaxSize")])
+      const longNested = yield* request("POST", "/api/v1/admin/quota/groups", { auth: admin, json: { name: "g-long", rules: [{ name: long }] } })
+      assert.deepStrictEqual([longNested.status, longNested.body], [422, error("[Rules]: MaxSize")])
+      assert.strictEqual((yield* request("GET", "/api/v1/admin/quota/groups/g-long", { auth: admin })).status, 404)
+
       const fetched = yield* request("GET", "/api/v1/admin/quota/rules/deny-all", { auth: admin })
       assert.strictEqual(fetched.status, 200)
       assert.deepStrictEqual(fetched.body, { name: "deny-all", limit: 0, subjects: ["size:all"] })

@@ -17,7 +17,8 @@ import { GitStorage } from "./GitStorage.ts"
 
 /**
  * The commit a status is posted for does not exist, or the repository has no git data to resolve
- * a ref in (empty): Forgejo answers 500 for both.
+ * a ref in (empty). Forgejo answers 500; Kiln answers 422, since it is the caller's input that
+ * names no commit.
  */
 export class CommitUnresolvable extends Schema.TaggedError<CommitUnresolvable>()("CommitUnresolvable", {
   message: Schema.String
@@ -50,7 +51,7 @@ export interface CombinedStatus {
 }
 
 export class CommitStatuses extends Context.Service<CommitStatuses, {
-  /** Forbidden without code write; CommitUnresolvable when `ref` names no commit (Forgejo: 500). */
+  /** Forbidden without code write; CommitUnresolvable when `ref` names no commit (Forgejo: 500, Kiln: 422). */
   readonly create: (
     doer: User,
     target: AccessibleRepository,
@@ -59,12 +60,12 @@ export class CommitStatuses extends Context.Service<CommitStatuses, {
   ) => Effect.Effect<CommitStatus, Forbidden | CommitUnresolvable>
   /** Every status of the commit `ref` names (a ref that names none is used as it is: no statuses). */
   readonly list: (target: AccessibleRepository, ref: string, query: StatusListQuery) => Effect.Effect<Page<CommitStatus>, Forbidden>
-  /** None when the commit has no status at all. CommitUnresolvable for an empty repository. */
+  /** None when the commit has no status at all, as in an empty repository (Forgejo: 500 there). */
   readonly combined: (
     target: AccessibleRepository,
     ref: string,
     page: PageRequest
-  ) => Effect.Effect<Option.Option<CombinedStatus>, Forbidden | CommitUnresolvable>
+  ) => Effect.Effect<Option.Option<CombinedStatus>, Forbidden>
 }>()("@kiln/domain/git/CommitStatuses") {}
 
 const fullId = /^[0-9a-f]{40}$/
@@ -125,8 +126,8 @@ export const layer: Layer.Layer<CommitStatuses, never, GitStorage | CommitStatus
       combined: (target, ref, page) =>
         Effect.gen(function*() {
           yield* requireRead(target)
-          // Forgejo opens no git repository for an empty one, and resolving the ref fails.
-          if (target.repository.isEmpty) return yield* new CommitUnresolvable({ message: "repository is empty" })
+          // An empty repository has no commit, so no status: what an unknown ref answers.
+          if (target.repository.isEmpty) return Option.none()
           const sha = yield* commitIdOf(target, ref)
           const latest = yield* store.latest(target.repository.id, sha, page)
           if (latest.total === 0) return Option.none()

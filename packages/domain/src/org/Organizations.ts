@@ -71,7 +71,7 @@ export interface CreatedOrganization {
 
 /** Forgejo answers a refused `POST /orgs` with 403 and this text (a nil formatted by Go). */
 export const ORG_CREATION_FORBIDDEN_MESSAGE = "%!s(<nil>)"
-/** Forgejo's `ErrUserNotAllowedCreateOrg` text (500 on the admin route). */
+/** Forgejo's `ErrUserNotAllowedCreateOrg` text (Forgejo: 500 on the admin route; Kiln: 403). */
 export const ORG_CREATION_NOT_ALLOWED_MESSAGE = "user is not allowed to create organizations"
 
 export class Organizations extends Context.Service<Organizations, {
@@ -87,9 +87,9 @@ export class Organizations extends Context.Service<Organizations, {
   /**
    * `POST /admin/users/{username}/orgs`: as `create` for `owner`, but `email` and
    * `repo_admin_change_team_access` are ignored, and an owner who may not create organizations
-   * fails with Conflict `user is not allowed to create organizations` (Forgejo: 500).
+   * fails with Forbidden `user is not allowed to create organizations` (Forgejo: 500).
    */
-  readonly createForUser: (owner: User, input: CreateOrganizationInput) => Effect.Effect<CreatedOrganization, Invalid | Conflict | AlreadyExists>
+  readonly createForUser: (owner: User, input: CreateOrganizationInput) => Effect.Effect<CreatedOrganization, Invalid | Forbidden | AlreadyExists>
   /**
    * An organization by name (case-insensitive) whoever asks. NotFound `org does not exist [id: 0, name: x]`
    * (Forgejo: 404 with message `GetOrgByName` and that text in `errors`).
@@ -214,7 +214,7 @@ export const layer: Layer.Layer<Organizations, never, OrganizationStore | TeamSt
         Effect.gen(function*() {
           const visibility = yield* bindCreate(input)
           if (!mayCreateOrganizations(owner, yield* OrganizationSettings)) {
-            return yield* new Conflict({ message: ORG_CREATION_NOT_ALLOWED_MESSAGE })
+            return yield* new Forbidden({ message: ORG_CREATION_NOT_ALLOWED_MESSAGE })
           }
           return yield* insert(owner, input, visibility, false)
         }),
