@@ -91,6 +91,11 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("releases", (it) => {
       assert.strictEqual(at(unknown.body, "message"), "target \"no-such-branch\" not found: object does not exist [id: no-such-branch, rel_path: ]")
       assert.strictEqual(yield* gitRev("rel-errors", "app", "refs/tags/v2"), "")
 
+      // A tag no file system can hold as a loose ref (Forgejo: 500 when git writes it).
+      const longTag = "t".repeat(300)
+      const tooLong = yield* request("POST", "/api/v1/repos/rel-errors/app/releases", { auth: owner.auth, json: { tag_name: longTag } })
+      assert.deepStrictEqual([tooLong.status, tooLong.body], [422, { message: `release tag name is not valid [tag_name: ${longTag}]`, url: errorUrl }])
+
       const missing = yield* request("POST", "/api/v1/repos/rel-errors/app/releases", { auth: owner.auth, json: { name: "x" } })
       assert.strictEqual(missing.status, 422)
       assert.strictEqual(at(missing.body, "message"), "[TagName]: Required")

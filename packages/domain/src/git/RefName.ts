@@ -7,6 +7,11 @@ import { Schema } from "effect"
 // Control characters, DEL, space and the characters git reserves for revision syntax.
 const forbiddenCharacter = /[\u0000-\u001f\u007f \\~^:?*[]/
 
+// Each component of a loose ref is a file name: past 255 bytes no file system stores it (git's own
+// rule has no limit, so Forgejo fails such a name with a 500 when it writes the ref).
+const MAX_COMPONENT_BYTES = 255
+const encoder = new TextEncoder()
+
 /**
  * Whether `name` may name a branch or tag. The empty string is not a name; Forgejo lets an empty
  * optional field through this rule, so callers treat "" as "not given" before asking.
@@ -21,7 +26,10 @@ export const isValidRefName = (name: string): boolean =>
   !name.includes("..") &&
   !name.includes("//") &&
   !name.includes("@{") &&
-  name.split("/").every((component) => !component.startsWith(".") && !component.endsWith(".lock"))
+  name.split("/").every((component) =>
+    !component.startsWith(".") && !component.endsWith(".lock") &&
+    (component.length * 3 <= MAX_COMPONENT_BYTES || encoder.encode(component).length <= MAX_COMPONENT_BYTES)
+  )
 
 /** A branch or tag name that passes {@link isValidRefName}. */
 export const RefName = Schema.String.check(

@@ -62,3 +62,15 @@ describe("isValidRefName", () => {
     }
   })
 })
+
+describe("isValidRefName and the file system", () => {
+  it("accepts a component of up to 255 bytes and rejects a longer one, counting UTF-8 bytes", () => {
+    assert.isTrue(isValidRefName("a".repeat(255)))
+    assert.isTrue(isValidRefName(`${"a".repeat(255)}/${"b".repeat(255)}`))
+    assert.isFalse(isValidRefName("a".repeat(256)))
+    assert.isFalse(isValidRefName(`ok/${"a".repeat(300)}`))
+    // 'é' is two bytes: 128 of them are 256 bytes.
+    assert.isTrue(isValidRefName("é".repeat(127)))
+    assert.isFalse(isValidRefName("é".repeat(128)))
+  })
+})
