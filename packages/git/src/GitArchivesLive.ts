@@ -27,6 +27,7 @@ import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { isValidRefName } from "@kiln/domain/git/RefName"
 import { runGit } from "./GitCommand.ts"
+import { gitEnvironment } from "./GitEnvironment.ts"
 import { isStorageName, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
 
 export interface GitArchivesOptions {
@@ -47,7 +48,7 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
 /** Runs git with its stdout going to `file`, failing with git's stderr when it exits non-zero. */
 const gitToFile = (gitBinary: string, args: ReadonlyArray<string>, file: string): Promise<void> =>
   new Promise((resolve, reject) => {
-    const child = spawn(gitBinary, [...args], { env: { ...process.env, LC_ALL: "C" }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(gitBinary, [...args], { env: gitEnvironment(), stdio: ["ignore", "pipe", "pipe"] })
     const stderr: Array<Buffer> = []
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk))
     const written = pipeline(child.stdout, createWriteStream(file))

@@ -13,6 +13,7 @@ import { pipeline } from "node:stream/promises"
 import { createGunzip } from "node:zlib"
 import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
+import { gitEnvironment } from "./GitEnvironment.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
 
 export type GitService = "git-upload-pack" | "git-receive-pack"
@@ -154,7 +155,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       path
     ]
     const child = spawn(command.gitBinary, args, {
-      env: { ...process.env, ...command.env, ...(protocol === undefined ? {} : { GIT_PROTOCOL: protocol }) },
+      env: gitEnvironment({ ...command.env, ...(protocol === undefined ? {} : { GIT_PROTOCOL: protocol }) }),
       stdio: "pipe"
     })
     if (advertise) child.stdin.end()
