@@ -19,6 +19,8 @@ export interface KilnSettings {
   /** Largest request body the API reads, in bytes (413 beyond). */
   readonly maxBodySize: number
   readonly markdownMaxSize: number
+  /** Renders that may wait for a render worker; more are answered 503 with Retry-After. */
+  readonly markdownMaxQueue: number
   readonly signingKey: "generate" | "none" | { readonly path: string }
   readonly signingName: string
   readonly signingEmail: string
@@ -54,6 +56,10 @@ const MiB = 1024 * 1024
 
 const byteCount = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
+/** A whole number of things, zero allowed. */
+const count = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name).pipe(Config.withDefault(fallback))
 
 /** Reads one setting; on failure records the problem and yields undefined. */
 const readEach = Effect.fnUntraced(function*<A>(
@@ -96,6 +102,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const adminEmail = yield* readEach(problems, "KILN_ADMIN_EMAIL", Config.option(Config.String("KILN_ADMIN_EMAIL")))
   const maxBodySize = yield* readEach(problems, "KILN_HTTP_MAX_BODY_SIZE", byteCount("KILN_HTTP_MAX_BODY_SIZE", 32 * MiB))
   const markdownMaxSize = yield* readEach(problems, "KILN_MARKDOWN_MAX_SIZE", byteCount("KILN_MARKDOWN_MAX_SIZE", MiB))
+  const markdownMaxQueue = yield* readEach(problems, "KILN_MARKDOWN_MAX_QUEUE", count("KILN_MARKDOWN_MAX_QUEUE", 64))
   const attachmentMaxSize = yield* readEach(problems, "KILN_ATTACHMENT_MAX_SIZE", byteCount("KILN_ATTACHMENT_MAX_SIZE", 100 * MiB))
   const signingRaw = yield* readEach(problems, "KILN_SIGNING_KEY", Config.String("KILN_SIGNING_KEY").pipe(Config.withDefault("generate")))
   const signingName = yield* readEach(problems, "KILN_SIGNING_NAME", Config.String("KILN_SIGNING_NAME").pipe(Config.withDefault("Kiln")))
@@ -125,7 +132,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   if (
     problems.length > 0 || httpHost === undefined || httpPort === undefined || dataDir === undefined ||
     databaseUrl === undefined || adminUsername === undefined || adminPassword === undefined ||
-    adminEmail === undefined || maxBodySize === undefined || markdownMaxSize === undefined ||
+    adminEmail === undefined || maxBodySize === undefined || markdownMaxSize === undefined || markdownMaxQueue === undefined ||
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
@@ -147,6 +154,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     admin,
     maxBodySize,
     markdownMaxSize,
+    markdownMaxQueue,
     attachmentMaxSize,
     signingKey: signingRaw === "generate" || signingRaw === "none" ? signingRaw : { path: signingRaw },
     signingName,

@@ -6,7 +6,8 @@
  *   application/json;charset=utf-8`; an empty or plain-text body becomes one, keeping its text as
  *   the message;
  * - every 5xx body is the same generic message with a request id; what caused it (git's error
- *   text, file paths, SQL, a defect's stack) goes only to the log, under that id.
+ *   text, file paths, SQL, a defect's stack) goes only to the log, under that id. The exception is
+ *   a 503 with `Retry-After`: a deliberate "busy, come back later", shaped like a 4xx.
  */
 import { Cause, Effect } from "effect"
 import { HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -95,7 +96,8 @@ const shape = (
   cause: Cause.Cause<unknown> | undefined,
   errorUrl: string
 ) => {
-  if (response.status >= 500) return serverError(request, response, cause, errorUrl)
+  const busy = response.status === 503 && response.headers["retry-after"] !== undefined
+  if (response.status >= 500 && !busy) return serverError(request, response, cause, errorUrl)
   if (response.status >= 400) return Effect.succeed(clientError(response, errorUrl))
   return Effect.succeed(response)
 }

@@ -30,6 +30,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   admin: Option.some({ username: ADMIN.username, password: Redacted.make(ADMIN.password), email: ADMIN.email }),
   maxBodySize: 1024 * 1024,
   markdownMaxSize: 1024 * 1024,
+  markdownMaxQueue: 64,
   signingKey: "none",
   signingName: "Kiln",
   signingEmail: "noreply@kiln.test",
