@@ -86,7 +86,10 @@ export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
  */
 export const ArchiveCache = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) => {
   const dataDir = Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir })
-  const maxBytes = Option.match(config, { onNone: () => ({}), onSome: (settings) => ({ maxBytes: settings.archiveCacheMaxSize }) })
+  const maxBytes = Option.match(config, {
+    onNone: () => ({}),
+    onSome: (settings) => ({ maxBytes: settings.archiveCacheMaxSize, maxConcurrent: settings.archiveMaxConcurrent })
+  })
   return GitArchivesLive(join(dataDir, "repositories"), { cacheDir: join(dataDir, "archives"), ...maxBytes })
 }))
 

@@ -39,6 +39,8 @@ export interface KilnSettings {
   readonly migrationsMaxSize: number
   /** Bytes of archives kept on disk; past it, those used longest ago are removed. */
   readonly archiveCacheMaxSize: number
+  /** Archives made at once; more requests wait for a turn. */
+  readonly archiveMaxConcurrent: number
 }
 
 export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
@@ -115,6 +117,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const accessLog = yield* readEach(problems, "KILN_ACCESS_LOG", Config.Boolean("KILN_ACCESS_LOG").pipe(Config.withDefault(true)))
   const migrationsMaxSize = yield* readEach(problems, "KILN_MIGRATIONS_MAX_SIZE", byteCount("KILN_MIGRATIONS_MAX_SIZE", 2048 * MiB))
   const archiveCacheMaxSize = yield* readEach(problems, "KILN_ARCHIVE_CACHE_MAX_SIZE", byteCount("KILN_ARCHIVE_CACHE_MAX_SIZE", 1024 * MiB))
+  const archiveMaxConcurrent = yield* readEach(problems, "KILN_ARCHIVE_MAX_CONCURRENT", byteCount("KILN_ARCHIVE_MAX_CONCURRENT", 2))
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -136,7 +139,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
-    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined
+    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined || archiveMaxConcurrent === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -166,6 +169,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     migrationsAllowLocalPaths,
     migrationsMaxSize,
     archiveCacheMaxSize,
+    archiveMaxConcurrent,
     accessLog
   }
 })

@@ -42,6 +42,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   migrationsAllowLocalPaths: false,
   migrationsMaxSize: 2 * 1024 * 1024 * 1024,
   archiveCacheMaxSize: 1024 * 1024 * 1024,
+  archiveMaxConcurrent: 2,
   accessLog: false,
   ...overrides
 })
