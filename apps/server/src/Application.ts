@@ -72,11 +72,13 @@ export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.la
 
 /**
  * Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a
- * KilnConfig), and their directories as such (with or without a row).
+ * KilnConfig), and their directories as such (with or without a row). Packs are kept in memory up
+ * to KILN_GIT_PACK_CACHE_MAX_SIZE.
  */
 export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) => {
   const root = join(Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir }), "repositories")
-  return Layer.merge(GitStorageLive(root), RepositoryDirectoriesLive(root))
+  const packCache = Option.match(config, { onNone: () => ({}), onSome: (settings) => ({ packCacheMaxBytes: settings.gitPackCacheMaxSize }) })
+  return Layer.merge(GitStorageLive(root, packCache), RepositoryDirectoriesLive(root))
 }))
 
 /**

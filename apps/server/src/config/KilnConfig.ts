@@ -41,6 +41,8 @@ export interface KilnSettings {
   readonly archiveCacheMaxSize: number
   /** Archives made at once; more requests wait for a turn. */
   readonly archiveMaxConcurrent: number
+  /** Bytes of git packs kept in memory for reading; repositories with larger packs are read with git itself. */
+  readonly gitPackCacheMaxSize: number
 }
 
 export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
@@ -59,7 +61,10 @@ const MiB = 1024 * 1024
 const byteCount = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
 
-/** A whole number of things, zero allowed. */
+/** A whole number of things, at least one. */
+const positiveCount = byteCount
+
+/** A whole number of things (or bytes), zero allowed. */
 const count = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name).pipe(Config.withDefault(fallback))
 
@@ -117,7 +122,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const accessLog = yield* readEach(problems, "KILN_ACCESS_LOG", Config.Boolean("KILN_ACCESS_LOG").pipe(Config.withDefault(true)))
   const migrationsMaxSize = yield* readEach(problems, "KILN_MIGRATIONS_MAX_SIZE", byteCount("KILN_MIGRATIONS_MAX_SIZE", 2048 * MiB))
   const archiveCacheMaxSize = yield* readEach(problems, "KILN_ARCHIVE_CACHE_MAX_SIZE", byteCount("KILN_ARCHIVE_CACHE_MAX_SIZE", 1024 * MiB))
-  const archiveMaxConcurrent = yield* readEach(problems, "KILN_ARCHIVE_MAX_CONCURRENT", byteCount("KILN_ARCHIVE_MAX_CONCURRENT", 2))
+  const archiveMaxConcurrent = yield* readEach(problems, "KILN_ARCHIVE_MAX_CONCURRENT", positiveCount("KILN_ARCHIVE_MAX_CONCURRENT", 2))
+  const gitPackCacheMaxSize = yield* readEach(problems, "KILN_GIT_PACK_CACHE_MAX_SIZE", count("KILN_GIT_PACK_CACHE_MAX_SIZE", 256 * MiB))
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -139,7 +145,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
-    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined || archiveMaxConcurrent === undefined
+    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined || archiveMaxConcurrent === undefined ||
+    gitPackCacheMaxSize === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -170,6 +177,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     migrationsMaxSize,
     archiveCacheMaxSize,
     archiveMaxConcurrent,
+    gitPackCacheMaxSize,
     accessLog
   }
 })

@@ -43,6 +43,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   migrationsMaxSize: 2 * 1024 * 1024 * 1024,
   archiveCacheMaxSize: 1024 * 1024 * 1024,
   archiveMaxConcurrent: 2,
+  gitPackCacheMaxSize: 256 * 1024 * 1024,
   accessLog: false,
   ...overrides
 })
