@@ -5,7 +5,7 @@
  * read or push is asked of the caller, and pushes are followed by a callback under a per-repository
  * lock.
  */
-import { spawn } from "node:child_process"
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { once } from "node:events"
 import { stat } from "node:fs/promises"
 import type { IncomingMessage, ServerResponse } from "node:http"
@@ -65,6 +65,12 @@ export interface SmartHttpOptions {
    * slash, Forgejo's `AppSubURL`), which a proxy or an embedding strips: redirects carry it.
    */
   readonly basePath?: string
+  /**
+   * A git process through which no byte moves (from the client into git, or out of git) for this
+   * long is killed and the response dropped: a stalled client or a stuck git cannot hold a process
+   * forever. A transfer that keeps moving is never cut. Default 2 minutes; 0 turns it off.
+   */
+  readonly idleTimeoutMillis?: number
 }
 
 export type SmartHttpAction = "info/refs" | GitService
@@ -142,6 +148,24 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     ...(options.env === undefined ? {} : { env: options.env })
   }
   const reportError = options.onError ?? ((error: unknown) => console.error("smart http:", error))
+  const idleTimeout = options.idleTimeoutMillis ?? 120_000
+
+  /** Kills `git` once nothing has moved through it for the idle timeout; the answer stops the watch. */
+  const watchIdle = (git: { readonly child: ChildProcessWithoutNullStreams }, req: IncomingMessage | undefined, res: ServerResponse, route: SmartHttpRoute) => {
+    if (idleTimeout <= 0) return () => undefined
+    const timer = setTimeout(() => {
+      git.child.kill("SIGKILL")
+      res.destroy()
+      reportError(new Error(`git ${route.action} moved no data for ${idleTimeout} ms and was stopped`), route)
+    }, idleTimeout)
+    const moved = () => timer.refresh()
+    git.child.stdout.on("data", moved)
+    req?.on("data", moved)
+    return () => {
+      clearTimeout(timer)
+      req?.off("data", moved)
+    }
+  }
 
   /** Starts `git <service> --stateless-rpc`; resolves once the process runs (rejects if it cannot). */
   const startGit = async (service: GitService, path: string, protocol: string | undefined, advertise: boolean) => {
@@ -179,7 +203,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       res.write(`${pktLine(`# service=${service}\n`)}0000`)
     }
     git.child.stdout.pipe(res)
-    const code = await git.exited
+    const stopWatching = watchIdle(git, undefined, res, route)
+    const code = await git.exited.finally(stopWatching)
     if (code !== 0) reportError(new Error(`git ${service} --advertise-refs exited ${code}: ${git.stderr()}`), route)
   }
 
@@ -202,7 +227,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       }
     })
     git.child.stdout.pipe(res, { end: false })
-    const [code] = await Promise.all([git.exited, upload])
+    const stopWatching = watchIdle(git, req, res, route)
+    const [code] = await Promise.all([git.exited, upload]).finally(stopWatching)
     if (code !== 0) reportError(new Error(`git ${service} exited ${code}: ${git.stderr()}`), route)
   }
 

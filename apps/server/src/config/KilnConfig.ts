@@ -18,6 +18,10 @@ export interface KilnSettings {
   }>
   /** Largest request body the API reads, in bytes (413 beyond). */
   readonly maxBodySize: number
+  /** A connection on which the client lets nothing move for this long is closed (0: never). */
+  readonly httpIdleTimeoutSeconds: number
+  /** A git process through which nothing moves for this long is stopped (0: never). */
+  readonly gitIdleTimeoutSeconds: number
   readonly markdownMaxSize: number
   /** Renders that may wait for a render worker; more are answered 503 with Retry-After. */
   readonly markdownMaxQueue: number
@@ -108,6 +112,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const adminPassword = yield* readEach(problems, "KILN_ADMIN_PASSWORD", Config.option(Config.Redacted("KILN_ADMIN_PASSWORD")))
   const adminEmail = yield* readEach(problems, "KILN_ADMIN_EMAIL", Config.option(Config.String("KILN_ADMIN_EMAIL")))
   const maxBodySize = yield* readEach(problems, "KILN_HTTP_MAX_BODY_SIZE", byteCount("KILN_HTTP_MAX_BODY_SIZE", 32 * MiB))
+  const httpIdleTimeoutSeconds = yield* readEach(problems, "KILN_HTTP_IDLE_TIMEOUT", count("KILN_HTTP_IDLE_TIMEOUT", 60))
+  const gitIdleTimeoutSeconds = yield* readEach(problems, "KILN_GIT_IDLE_TIMEOUT", count("KILN_GIT_IDLE_TIMEOUT", 120))
   const markdownMaxSize = yield* readEach(problems, "KILN_MARKDOWN_MAX_SIZE", byteCount("KILN_MARKDOWN_MAX_SIZE", MiB))
   const markdownMaxQueue = yield* readEach(problems, "KILN_MARKDOWN_MAX_QUEUE", count("KILN_MARKDOWN_MAX_QUEUE", 64))
   const attachmentMaxSize = yield* readEach(problems, "KILN_ATTACHMENT_MAX_SIZE", byteCount("KILN_ATTACHMENT_MAX_SIZE", 100 * MiB))
@@ -141,7 +147,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   if (
     problems.length > 0 || httpHost === undefined || httpPort === undefined || dataDir === undefined ||
     databaseUrl === undefined || adminUsername === undefined || adminPassword === undefined ||
-    adminEmail === undefined || maxBodySize === undefined || markdownMaxSize === undefined || markdownMaxQueue === undefined ||
+    adminEmail === undefined || maxBodySize === undefined || httpIdleTimeoutSeconds === undefined || gitIdleTimeoutSeconds === undefined || markdownMaxSize === undefined || markdownMaxQueue === undefined ||
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
@@ -163,6 +169,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     databaseUrl,
     admin,
     maxBodySize,
+    httpIdleTimeoutSeconds,
+    gitIdleTimeoutSeconds,
     markdownMaxSize,
     markdownMaxQueue,
     attachmentMaxSize,

@@ -126,6 +126,7 @@ export const make = Effect.gen(function*() {
     authorize: (request) => run(decide(request)),
     afterPush: (push) => run(afterPush(push)),
     basePath,
+    idleTimeoutMillis: config.gitIdleTimeoutSeconds * 1000,
     onError: (error, request) =>
       void run(Effect.logError(`git smart HTTP failed for ${request.owner}/${request.repo}`, error))
   })

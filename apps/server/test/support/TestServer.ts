@@ -29,6 +29,8 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   databaseUrl: Option.none(),
   admin: Option.some({ username: ADMIN.username, password: Redacted.make(ADMIN.password), email: ADMIN.email }),
   maxBodySize: 1024 * 1024,
+  httpIdleTimeoutSeconds: 60,
+  gitIdleTimeoutSeconds: 120,
   markdownMaxSize: 1024 * 1024,
   markdownMaxQueue: 64,
   signingKey: "none",
