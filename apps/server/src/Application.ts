@@ -18,6 +18,7 @@ import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
 import * as Branches from "@kiln/domain/git/Branches"
 import * as CommitStatuses from "@kiln/domain/git/CommitStatuses"
 import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
+import { SignInLimits } from "@kiln/domain/auth/SignInLimits"
 import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
@@ -174,7 +175,23 @@ export const QuotaSettings = Layer.effect(
     QuotaConfig.of({ defaultGroups: Option.match(config, { onNone: () => [], onSome: (settings) => settings.quotaDefaultGroups }) }))
 )
 
-export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, AccessTokens.layer, Authentication.layer)
+/** KILN_SIGNIN_* and KILN_PASSWORD_HASH_MAX_CONCURRENT; an embedding without a KilnConfig gets the defaults. */
+export const SignInLimitsLive = Layer.effect(
+  SignInLimits,
+  Effect.map(Effect.serviceOption(KilnConfig), (config) =>
+    Option.match(config, {
+      onNone: () => SignInLimits.defaultValue(),
+      onSome: (settings) => ({
+        ...SignInLimits.defaultValue(),
+        maxFailuresPerAccount: settings.signInMaxFailuresPerAccount,
+        maxFailuresPerAddress: settings.signInMaxFailuresPerAddress,
+        failureWindowSeconds: settings.signInFailureWindowSeconds,
+        maxConcurrentDerivations: settings.passwordHashMaxConcurrent
+      })
+    }))
+)
+
+export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, AccessTokens.layer, Authentication.layer.pipe(Layer.provide(SignInLimitsLive)))
   .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
   .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))

@@ -30,6 +30,8 @@ export interface GitAccessRequest {
   readonly service: GitService
   /** From HTTP Basic; undefined when the request carried none. */
   readonly credentials: GitCredentials | undefined
+  /** The connection's peer address, for limiting failed sign-ins. */
+  readonly clientAddress?: string | undefined
 }
 
 export type GitAccessDecision =
@@ -39,6 +41,8 @@ export type GitAccessDecision =
   | { readonly kind: "not-found" }
   /** The repository was renamed: the same request goes to its current `owner/repo` (301). */
   | { readonly kind: "moved"; readonly owner: string; readonly repo: string }
+  /** Too many sign-ins: 429, to be tried again after this many seconds. */
+  | { readonly kind: "throttled"; readonly retryAfterSeconds: number }
 
 export interface Push {
   readonly owner: string
@@ -274,7 +278,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       owner: route.owner,
       repo: route.repo,
       service,
-      credentials: parseBasic(req.headers.authorization)
+      credentials: parseBasic(req.headers.authorization),
+      clientAddress: req.socket.remoteAddress
     })
     switch (decision.kind) {
       case "unauthorized":
@@ -283,6 +288,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         return plain(res, 403, "Forbidden")
       case "not-found":
         return plain(res, 404, "Not Found")
+      case "throttled":
+        return plain(res, 429, "Too Many Requests", { "Retry-After": String(decision.retryAfterSeconds) })
       case "moved":
         return plain(res, 301, "Moved Permanently", { Location: `${options.basePath ?? ""}${movedPath(url, decision)}` })
       case "allowed":

@@ -22,6 +22,14 @@ export interface KilnSettings {
   readonly httpIdleTimeoutSeconds: number
   /** A git process through which nothing moves for this long is stopped (0: never). */
   readonly gitIdleTimeoutSeconds: number
+  /** Failed password sign-ins of one account per window before it is refused with 429 (0: no limit). */
+  readonly signInMaxFailuresPerAccount: number
+  /** Failed password sign-ins from one client address per window before it is refused with 429 (0: no limit). */
+  readonly signInMaxFailuresPerAddress: number
+  /** The window failed sign-ins are counted in, in seconds. */
+  readonly signInFailureWindowSeconds: number
+  /** Password hashes (scrypt, 128 MiB each) derived at once; more sign-ins wait briefly, then get 429. */
+  readonly passwordHashMaxConcurrent: number
   readonly markdownMaxSize: number
   /** Renders that may wait for a render worker; more are answered 503 with Retry-After. */
   readonly markdownMaxQueue: number
@@ -114,6 +122,10 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const maxBodySize = yield* readEach(problems, "KILN_HTTP_MAX_BODY_SIZE", byteCount("KILN_HTTP_MAX_BODY_SIZE", 32 * MiB))
   const httpIdleTimeoutSeconds = yield* readEach(problems, "KILN_HTTP_IDLE_TIMEOUT", count("KILN_HTTP_IDLE_TIMEOUT", 60))
   const gitIdleTimeoutSeconds = yield* readEach(problems, "KILN_GIT_IDLE_TIMEOUT", count("KILN_GIT_IDLE_TIMEOUT", 120))
+  const signInMaxFailuresPerAccount = yield* readEach(problems, "KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT", count("KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT", 10))
+  const signInMaxFailuresPerAddress = yield* readEach(problems, "KILN_SIGNIN_MAX_FAILURES_PER_ADDRESS", count("KILN_SIGNIN_MAX_FAILURES_PER_ADDRESS", 100))
+  const signInFailureWindowSeconds = yield* readEach(problems, "KILN_SIGNIN_FAILURE_WINDOW", positiveCount("KILN_SIGNIN_FAILURE_WINDOW", 900))
+  const passwordHashMaxConcurrent = yield* readEach(problems, "KILN_PASSWORD_HASH_MAX_CONCURRENT", positiveCount("KILN_PASSWORD_HASH_MAX_CONCURRENT", 2))
   const markdownMaxSize = yield* readEach(problems, "KILN_MARKDOWN_MAX_SIZE", byteCount("KILN_MARKDOWN_MAX_SIZE", MiB))
   const markdownMaxQueue = yield* readEach(problems, "KILN_MARKDOWN_MAX_QUEUE", count("KILN_MARKDOWN_MAX_QUEUE", 64))
   const attachmentMaxSize = yield* readEach(problems, "KILN_ATTACHMENT_MAX_SIZE", byteCount("KILN_ATTACHMENT_MAX_SIZE", 100 * MiB))
@@ -147,7 +159,9 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   if (
     problems.length > 0 || httpHost === undefined || httpPort === undefined || dataDir === undefined ||
     databaseUrl === undefined || adminUsername === undefined || adminPassword === undefined ||
-    adminEmail === undefined || maxBodySize === undefined || httpIdleTimeoutSeconds === undefined || gitIdleTimeoutSeconds === undefined || markdownMaxSize === undefined || markdownMaxQueue === undefined ||
+    adminEmail === undefined || maxBodySize === undefined || httpIdleTimeoutSeconds === undefined || gitIdleTimeoutSeconds === undefined ||
+    signInMaxFailuresPerAccount === undefined || signInMaxFailuresPerAddress === undefined ||
+    signInFailureWindowSeconds === undefined || passwordHashMaxConcurrent === undefined || markdownMaxSize === undefined || markdownMaxQueue === undefined ||
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
@@ -171,6 +185,10 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     maxBodySize,
     httpIdleTimeoutSeconds,
     gitIdleTimeoutSeconds,
+    signInMaxFailuresPerAccount,
+    signInMaxFailuresPerAddress,
+    signInFailureWindowSeconds,
+    passwordHashMaxConcurrent,
     markdownMaxSize,
     markdownMaxQueue,
     attachmentMaxSize,
