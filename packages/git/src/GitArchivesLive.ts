@@ -99,7 +99,11 @@ const gitToFile = (
       if (refused !== undefined) throw new NoRoomError(refused)
     }
     const done = pipeline(child.stdout, metered, createWriteStream(file))
+    let failed = false
     const fail = (error: unknown) => {
+      // The pipeline and the process may both report one failure: give the space back once.
+      if (failed) return
+      failed = true
       child.kill("SIGKILL")
       space.release(granted)
       reject(error)

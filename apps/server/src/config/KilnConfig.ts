@@ -70,11 +70,11 @@ export class InvalidConfiguration extends Error {
 
 const MiB = 1024 * 1024
 
-const byteCount = (name: string, fallback: number) =>
+/** A whole number of things (or bytes), at least one. */
+const positiveCount = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
 
-/** A whole number of things, at least one. */
-const positiveCount = byteCount
+const byteCount = positiveCount
 
 /** A whole number of things (or bytes), zero allowed. */
 const count = (name: string, fallback: number) =>
