@@ -18,6 +18,7 @@ import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
 import * as Branches from "@kiln/domain/git/Branches"
 import * as CommitStatuses from "@kiln/domain/git/CommitStatuses"
 import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
+import * as PasswordDerivations from "@kiln/domain/auth/PasswordDerivations"
 import { SignInLimits } from "@kiln/domain/auth/SignInLimits"
 import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
@@ -191,7 +192,15 @@ export const SignInLimitsLive = Layer.effect(
     }))
 )
 
-export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, AccessTokens.layer, Authentication.layer.pipe(Layer.provide(SignInLimitsLive)))
+/** One set of turns for every password derivation, sign-ins and new passwords alike. */
+const PasswordDerivationsLive = PasswordDerivations.layer.pipe(Layer.provide(SignInLimitsLive))
+
+export const Services = Layer.mergeAll(
+  UserAccounts.layer.pipe(Layer.provide(PasswordDerivationsLive)),
+  PublicKeys.layer,
+  AccessTokens.layer,
+  Authentication.layer.pipe(Layer.provide(Layer.merge(SignInLimitsLive, PasswordDerivationsLive)))
+)
   .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
   .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))

@@ -2,19 +2,20 @@
  * Who is calling: Forgejo's API sign-in rules (api-facts §0.2). A token in the
  * `Authorization` header, or HTTP Basic whose password is a token or the account password.
  *
- * A password sign-in is limited (SignInLimits): a few hash derivations at once, the others waiting
- * briefly; failed attempts counted per account and per client address, refused for the rest of
+ * A password sign-in is limited (SignInLimits): a few hash derivations at once (PasswordDerivations),
+ * the others waiting briefly; failed attempts counted per account and per client address, refused for the rest of
  * their window once past the limit, before any hash is derived. An unknown account costs one
  * derivation, as a wrong password does, so timing does not tell them apart. A hash made with older
  * parameters is replaced on a successful sign-in.
  */
-import { Clock, Context, Effect, Layer, Option, Redacted, Schema, Semaphore } from "effect"
+import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest } from "effect/crypto"
 import type { User } from "../user/User.ts"
 import { UserStore } from "../user/UserStore.ts"
 import { isTokenSecret, type StoredAccessToken } from "./AccessToken.ts"
 import type { AccessTokenScope } from "./AccessTokenScope.ts"
 import { AccessTokenStore } from "./AccessTokenStore.ts"
+import { PasswordDerivations } from "./PasswordDerivations.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
 import { FailedSignIns } from "./FailedSignIns.ts"
 import { SignInCache, type TokenSignIn } from "./SignInCache.ts"
@@ -63,7 +64,7 @@ export class Authentication extends Context.Service<Authentication, {
 export const layer: Layer.Layer<
   Authentication,
   never,
-  UserStore | AccessTokenStore | PasswordHasher | Digest.Digest | SignInCache
+  UserStore | AccessTokenStore | PasswordHasher | PasswordDerivations | Digest.Digest | SignInCache
 > =
   Layer.effect(
     Authentication,
@@ -75,26 +76,14 @@ export const layer: Layer.Layer<
       const cache = yield* SignInCache
       const limits = yield* SignInLimits
       const failures = new FailedSignIns(limits.failureWindowSeconds * 1000)
-      const turns = yield* Semaphore.make(Math.max(1, limits.maxConcurrentDerivations))
+      const derivations = yield* PasswordDerivations
       // What an unknown account's sign-in is checked against: a real hash, so it costs a real derivation.
-      const standIn = yield* Effect.cached(hasher.hash(Redacted.make("no account has this password")))
+      const standIn = yield* Effect.cached(derivations.waiting(hasher.hash(Redacted.make("no account has this password"))))
 
       const throttled = (retryAfterMillis: number, message: string) =>
         new SignInThrottled({ message, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMillis / 1000)) })
 
-      /**
-       * Runs a derivation in one of the few turns; refused when no turn comes within the wait. The
-       * wait is wall-clock time, as the derivations it waits for are (whatever Clock the fiber has).
-       */
-      const derivation = <A>(derive: Effect.Effect<A>): Effect.Effect<A, SignInThrottled> =>
-        Effect.scoped(Effect.gen(function*() {
-          const turn = yield* Effect.raceFirst(
-            Effect.asSome(turns.takeScoped(1)),
-            Effect.as(wallClockDelay(limits.derivationWaitMillis), Option.none<void>())
-          )
-          if (Option.isNone(turn)) return yield* throttled(1000, "too many sign-ins at once, please try again later")
-          return yield* derive
-        }))
+      const derivation = derivations.forSignIn
 
       const matches = (token: StoredAccessToken, secret: string) =>
         Effect.map(
@@ -187,10 +176,6 @@ export const layer: Layer.Layer<
       })
     })
   )
-
-/** A sleep on the live clock, even where the fiber's clock is another (tests). */
-const wallClockDelay = (millis: number) =>
-  Effect.sleep(millis).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))
 
 /** Compares two equal-length hex digests without an early exit. */
 const constantTimeEqual = (a: string, b: string): boolean => {

@@ -12,7 +12,7 @@ export interface SignInLimitsShape {
   readonly maxFailuresPerAddress: number
   /** `KILN_SIGNIN_FAILURE_WINDOW`: the window, in seconds. */
   readonly failureWindowSeconds: number
-  /** `KILN_PASSWORD_HASH_MAX_CONCURRENT`: password hashes derived at once. */
+  /** `KILN_PASSWORD_HASH_MAX_CONCURRENT`: password hashes derived at once (sign-ins and new passwords). */
   readonly maxConcurrentDerivations: number
   /** How long a sign-in waits for a turn to derive before it is refused as too many. */
   readonly derivationWaitMillis: number
