@@ -11,7 +11,7 @@ import { readdir, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
 
 /** How long a used archive is safe from removal: far longer than finding it and opening it takes. */
-export const IN_USE_MS = 60_000
+const IN_USE_MS = 60_000
 
 /** A finished archive's file name (work files carry a suffix after it). */
 const archiveName = /^[0-9a-f]{40}-[A-Za-z0-9._-]+\.(?:zip|tar\.gz|bundle)$/
@@ -64,11 +64,6 @@ export class ArchiveCacheSpace {
 
   get maxBytes(): number | undefined {
     return this.#maxBytes
-  }
-
-  /** Bytes granted and not yet finished or given back. */
-  get reserved(): number {
-    return this.#reserved
   }
 
   /**

@@ -20,9 +20,4 @@ export class ConcurrencyLimit {
       else next()
     }
   }
-
-  /** Tasks running now (for tests and metrics). */
-  get running(): number {
-    return this.#running
-  }
 }

@@ -68,11 +68,10 @@ const gitToFile = (
   gitBinary: string,
   args: ReadonlyArray<string>,
   file: string,
-  space: ArchiveCacheSpace,
-  cwd?: string
+  space: ArchiveCacheSpace
 ): Promise<number> =>
   new Promise((resolve, reject) => {
-    const child = spawn(gitBinary, [...args], { env: gitEnvironment(), stdio: ["ignore", "pipe", "pipe"], ...(cwd === undefined ? {} : { cwd }) })
+    const child = spawn(gitBinary, [...args], { env: gitEnvironment(), stdio: ["ignore", "pipe", "pipe"] })
     const stderr: Array<Buffer> = []
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk))
     const step = Math.max(1, Math.min(RESERVE_STEP, Math.floor((space.maxBytes ?? RESERVE_STEP) / 8)))

@@ -2,11 +2,11 @@
  * Who is calling: Forgejo's API sign-in rules (api-facts §0.2). A token in the
  * `Authorization` header, or HTTP Basic whose password is a token or the account password.
  *
- * A password sign-in is limited (SignInLimits): a few hash derivations at once (PasswordDerivations),
- * the others waiting briefly; failed attempts counted per account and per client address, refused for the rest of
- * their window once past the limit, before any hash is derived. An unknown account costs one
- * derivation, as a wrong password does, so timing does not tell them apart. A hash made with older
- * parameters is replaced on a successful sign-in.
+ * A password sign-in is limited (SignInLimits): a few hash derivations at once
+ * (PasswordDerivations), the others waiting briefly; failed attempts counted per account and per
+ * client address, refused for the rest of their window once past the limit, before any hash is
+ * derived. An unknown account costs one derivation, as a wrong password does, so timing does not
+ * tell them apart. A hash made with older parameters is replaced on a successful sign-in.
  */
 import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest } from "effect/crypto"
@@ -15,9 +15,9 @@ import { UserStore } from "../user/UserStore.ts"
 import { isTokenSecret, type StoredAccessToken } from "./AccessToken.ts"
 import type { AccessTokenScope } from "./AccessTokenScope.ts"
 import { AccessTokenStore } from "./AccessTokenStore.ts"
+import { FailedSignIns } from "./FailedSignIns.ts"
 import { PasswordDerivations } from "./PasswordDerivations.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
-import { FailedSignIns } from "./FailedSignIns.ts"
 import { SignInCache, type TokenSignIn } from "./SignInCache.ts"
 import { SignInLimits, SignInThrottled } from "./SignInLimits.ts"
 
