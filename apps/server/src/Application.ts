@@ -18,6 +18,8 @@ import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
 import * as Branches from "@kiln/domain/git/Branches"
 import * as CommitStatuses from "@kiln/domain/git/CommitStatuses"
 import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
+import * as PasswordDerivations from "@kiln/domain/auth/PasswordDerivations"
+import { SignInLimits } from "@kiln/domain/auth/SignInLimits"
 import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
@@ -72,11 +74,13 @@ export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.la
 
 /**
  * Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a
- * KilnConfig), and their directories as such (with or without a row).
+ * KilnConfig), and their directories as such (with or without a row). Packs are kept in memory up
+ * to KILN_GIT_PACK_CACHE_MAX_SIZE.
  */
 export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) => {
   const root = join(Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir }), "repositories")
-  return Layer.merge(GitStorageLive(root), RepositoryDirectoriesLive(root))
+  const packCache = Option.match(config, { onNone: () => ({}), onSome: (settings) => ({ packCacheMaxBytes: settings.gitPackCacheMaxSize }) })
+  return Layer.merge(GitStorageLive(root, packCache), RepositoryDirectoriesLive(root))
 }))
 
 /**
@@ -86,7 +90,10 @@ export const RepositoryStorage = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
  */
 export const ArchiveCache = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) => {
   const dataDir = Option.match(config, { onNone: () => "./data", onSome: (settings) => settings.dataDir })
-  const maxBytes = Option.match(config, { onNone: () => ({}), onSome: (settings) => ({ maxBytes: settings.archiveCacheMaxSize }) })
+  const maxBytes = Option.match(config, {
+    onNone: () => ({}),
+    onSome: (settings) => ({ maxBytes: settings.archiveCacheMaxSize, maxConcurrent: settings.archiveMaxConcurrent })
+  })
   return GitArchivesLive(join(dataDir, "repositories"), { cacheDir: join(dataDir, "archives"), ...maxBytes })
 }))
 
@@ -169,7 +176,31 @@ export const QuotaSettings = Layer.effect(
     QuotaConfig.of({ defaultGroups: Option.match(config, { onNone: () => [], onSome: (settings) => settings.quotaDefaultGroups }) }))
 )
 
-export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, AccessTokens.layer, Authentication.layer)
+/** KILN_SIGNIN_* and KILN_PASSWORD_HASH_MAX_CONCURRENT; an embedding without a KilnConfig gets the defaults. */
+export const SignInLimitsLive = Layer.effect(
+  SignInLimits,
+  Effect.map(Effect.serviceOption(KilnConfig), (config) =>
+    Option.match(config, {
+      onNone: () => SignInLimits.defaultValue(),
+      onSome: (settings) => ({
+        ...SignInLimits.defaultValue(),
+        maxFailuresPerAccount: settings.signInMaxFailuresPerAccount,
+        maxFailuresPerAddress: settings.signInMaxFailuresPerAddress,
+        failureWindowSeconds: settings.signInFailureWindowSeconds,
+        maxConcurrentDerivations: settings.passwordHashMaxConcurrent
+      })
+    }))
+)
+
+/** One set of turns for every password derivation, sign-ins and new passwords alike. */
+const PasswordDerivationsLive = PasswordDerivations.layer.pipe(Layer.provide(SignInLimitsLive))
+
+export const Services = Layer.mergeAll(
+  UserAccounts.layer.pipe(Layer.provide(PasswordDerivationsLive)),
+  PublicKeys.layer,
+  AccessTokens.layer,
+  Authentication.layer.pipe(Layer.provide(Layer.merge(SignInLimitsLive, PasswordDerivationsLive)))
+)
   .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
   .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))

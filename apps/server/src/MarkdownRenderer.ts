@@ -24,7 +24,12 @@ export const layer = Layer.effect(
       Effect.promise(() => import("@kiln/markdown")).pipe(
         Effect.flatMap(({ MarkdownLive }) =>
           Layer.buildWithScope(
-            MarkdownLive({ maxSize: config.markdownMaxSize, timeoutMillis: RENDER_TIME_LIMIT_MILLIS, rootUrl: config.rootUrl }),
+            MarkdownLive({
+              maxSize: config.markdownMaxSize,
+              maxQueued: config.markdownMaxQueue,
+              timeoutMillis: RENDER_TIME_LIMIT_MILLIS,
+              rootUrl: config.rootUrl
+            }),
             scope
           )
         ),

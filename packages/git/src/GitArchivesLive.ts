@@ -10,23 +10,27 @@
  * under a temporary name and renamed, so readers never see a partial archive.
  *
  * Each repository's archives sit in a directory named by its id (`<cacheDir>/<id>/`), removed
- * whole when the repository is deleted or renamed. The cache is bounded: every use marks a file's
- * mtime, and once the files pass `maxBytes` those used longest ago go first, down to 80% of it.
- * Files used in the last minute stay, so an archive is never removed between being found and being
- * opened for its response.
+ * whole when the repository is deleted or renamed. The cache is bounded at every moment (see
+ * ArchiveCacheSpace): every use marks a file's mtime, an archive reserves its bytes as git writes
+ * them, and those used longest ago make room. At most `maxConcurrent` archives are made at once;
+ * more requests wait for a turn (each `git archive` takes a core and memory).
  */
 import { spawn } from "node:child_process"
 import { createReadStream, createWriteStream } from "node:fs"
-import { mkdir, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { pipeline } from "node:stream/promises"
 import { Effect, Layer, Stream } from "effect"
 import { Invalid, NotFound } from "@kiln/domain/errors"
-import { type Archive, type ArchivedRepository, type ArchiveFormat, GitArchives } from "@kiln/domain/git/GitArchives"
+import { type Archive, ArchiveCacheFull, type ArchivedRepository, type ArchiveFormat, GitArchives } from "@kiln/domain/git/GitArchives"
 import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { isValidRefName } from "@kiln/domain/git/RefName"
+import { ArchiveCacheSpace, type NoRoom } from "./ArchiveCacheSpace.ts"
+import { ConcurrencyLimit } from "./ConcurrencyLimit.ts"
 import { runGit } from "./GitCommand.ts"
+import { gitEnvironment } from "./GitEnvironment.ts"
 import { isStorageName, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
 
 export interface GitArchivesOptions {
@@ -34,38 +38,93 @@ export interface GitArchivesOptions {
   readonly cacheDir: string
   /** Bytes of archives kept; past it, those used longest ago are removed. Unbounded when absent. */
   readonly maxBytes?: number
+  /** Archives made at once; more wait. Default 2. */
+  readonly maxConcurrent?: number
   readonly gitBinary?: string
 }
 
-/** How long a used archive is safe from removal: far longer than finding it and opening it takes. */
-const IN_USE_MS = 60_000
-
 const fullId = /^[0-9a-f]{40}$/
+
+/** Space is granted in steps of this much (or less, for a small cache), not per chunk. */
+const RESERVE_STEP = 1024 * 1024
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-/** Runs git with its stdout going to `file`, failing with git's stderr when it exits non-zero. */
-const gitToFile = (gitBinary: string, args: ReadonlyArray<string>, file: string): Promise<void> =>
+/** The cache had no room for the archive being written: it was stopped. */
+class NoRoomError extends Error {
+  readonly reason: NoRoom
+  constructor(reason: NoRoom) {
+    super(`no room in the archive cache: ${reason}`)
+    this.reason = reason
+  }
+}
+
+/**
+ * Runs git with its stdout going to `file`, each step of it reserved in `space` first; resolves
+ * with the bytes granted, fails with git's stderr when it exits non-zero, and with NoRoomError
+ * (git stopped, its reservation given back) when the cache has no room.
+ */
+const gitToFile = (
+  gitBinary: string,
+  args: ReadonlyArray<string>,
+  file: string,
+  space: ArchiveCacheSpace
+): Promise<number> =>
   new Promise((resolve, reject) => {
-    const child = spawn(gitBinary, [...args], { env: { ...process.env, LC_ALL: "C" }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(gitBinary, [...args], { env: gitEnvironment(), stdio: ["ignore", "pipe", "pipe"] })
     const stderr: Array<Buffer> = []
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk))
-    const written = pipeline(child.stdout, createWriteStream(file))
-    child.on("error", reject)
+    const step = Math.max(1, Math.min(RESERVE_STEP, Math.floor((space.maxBytes ?? RESERVE_STEP) / 8)))
+    let granted = 0
+    let written = 0
+    const metered = async function*(source: AsyncIterable<Buffer>) {
+      let refused: NoRoom | undefined
+      for await (const chunk of source) {
+        if (refused !== undefined) {
+          // Only counting now, to tell "never fits" from "no room for now".
+          written += chunk.length
+          if (written > (space.maxBytes ?? Infinity)) throw new NoRoomError("larger-than-cache")
+          continue
+        }
+        while (refused === undefined && written + chunk.length > granted) {
+          const more = Math.max(step, written + chunk.length - granted)
+          refused = await space.reserve(more, granted)
+          if (refused === "larger-than-cache") throw new NoRoomError(refused)
+          if (refused === undefined) granted += more
+        }
+        written += chunk.length
+        if (refused === undefined) yield chunk
+      }
+      if (refused !== undefined) throw new NoRoomError(refused)
+    }
+    const done = pipeline(child.stdout, metered, createWriteStream(file))
+    let failed = false
+    const fail = (error: unknown) => {
+      // The pipeline and the process may both report one failure: give the space back once.
+      if (failed) return
+      failed = true
+      child.kill("SIGKILL")
+      space.release(granted)
+      reject(error)
+    }
+    done.catch(fail)
+    child.on("error", fail)
     child.on("close", (code) => {
-      written.then(() => {
-        if (code === 0) resolve()
-        else reject(new Error(`git ${args.find((arg) => !arg.startsWith("-")) ?? ""} exited ${code}: ${Buffer.concat(stderr).toString("utf8").trim()}`))
-      }, reject)
+      done.then(() => {
+        if (code === 0) resolve(granted)
+        else fail(new Error(`git ${args.find((arg) => !arg.startsWith("-")) ?? ""} exited ${code}: ${Buffer.concat(stderr).toString("utf8").trim()}`))
+      }, () => undefined)
     })
   })
 
 /**
  * A bundle of the commit as Forgejo makes one: a throw-away repository that borrows the objects
- * (alternates), one branch `bundle` at the commit, HEAD on it.
+ * (alternates), one branch `bundle` at the commit, HEAD on it. The bundle goes to git's stdout, so
+ * its bytes are reserved like an archive's.
  */
-const writeBundle = async (gitBinary: string, gitdir: string, commitId: string, file: string) => {
-  const scratch = await mkdtemp(`${file}.repo-`)
+const writeBundle = async (gitBinary: string, gitdir: string, commitId: string, file: string, space: ArchiveCacheSpace) => {
+  // Outside the cache: its few files are no archive's bytes.
+  const scratch = await mkdtemp(join(tmpdir(), "kiln-bundle-"))
   try {
     const run = async (args: ReadonlyArray<string>) => {
       const result = await runGit({ gitBinary }, scratch, args)
@@ -76,43 +135,13 @@ const writeBundle = async (gitBinary: string, gitdir: string, commitId: string, 
     await writeFile(join(scratch, "objects", "info", "alternates"), `${join(gitdir, "objects")}\n`)
     await run(["update-ref", "refs/heads/bundle", commitId])
     await run(["symbolic-ref", "HEAD", "refs/heads/bundle"])
-    await run(["bundle", "create", "--quiet", file, "refs/heads/bundle", "HEAD"])
+    return await gitToFile(gitBinary, ["--git-dir", scratch, "bundle", "create", "--quiet", "-", "refs/heads/bundle", "HEAD"], file, space)
   } finally {
     await rm(scratch, { recursive: true, force: true })
   }
 }
 
 const extensionOf: Record<ArchiveFormat, string> = { zip: "zip", "tar.gz": "tar.gz", bundle: "bundle" }
-
-/** A finished archive's file name (work files carry a suffix after it). */
-const archiveName = /^[0-9a-f]{40}-[A-Za-z0-9._-]+\.(?:zip|tar\.gz|bundle)$/
-
-interface CachedFile {
-  readonly path: string
-  readonly size: number
-  /** The file's mtime: when it was made or last served. */
-  readonly usedAt: number
-}
-
-/** Every finished archive under `cacheDir`, one directory per repository. */
-const listCache = async (cacheDir: string): Promise<ReadonlyArray<CachedFile>> => {
-  const directories = await readdir(cacheDir, { withFileTypes: true }).catch(() => [])
-  const files: Array<CachedFile> = []
-  for (const directory of directories) {
-    if (!directory.isDirectory()) continue
-    const names = await readdir(join(cacheDir, directory.name)).catch(() => [])
-    for (const name of names) {
-      if (!archiveName.test(name)) continue
-      const path = join(cacheDir, directory.name, name)
-      // Removed meanwhile (discarded, pruned): nothing to count.
-      const info = await stat(path).catch(() => undefined)
-      if (info?.isFile() === true) files.push({ path, size: info.size, usedAt: info.mtimeMs })
-    }
-  }
-  return files
-}
-
-const sizeOf = (files: ReadonlyArray<CachedFile>) => files.reduce((sum, file) => sum + file.size, 0)
 
 const isMissing = (error: unknown) => error instanceof Error && "code" in error && error.code === "ENOENT"
 
@@ -121,52 +150,27 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
     const gitBinary = options.gitBinary ?? "git"
     /** Archives being written in this process: concurrent requests for one wait for the same file. */
     const pending = new Map<string, Promise<void>>()
-    /** Bytes in the cache, counted when the first archive is made (and after a discard). */
-    let cachedBytes: number | undefined
-    let pruning: Promise<void> | undefined
+    const space = new ArchiveCacheSpace(options.cacheDir, options.maxBytes)
+    const turns = new ConcurrencyLimit(options.maxConcurrent ?? 2)
 
-    /** Removes the archives used longest ago, none in use, until the cache is down to 80% of its bound. */
-    const prune = async (maxBytes: number) => {
-      const files = [...await listCache(options.cacheDir)].sort((a, b) => a.usedAt - b.usedAt)
-      let total = sizeOf(files)
-      const inUseSince = Date.now() - IN_USE_MS
-      for (const file of files) {
-        if (total <= maxBytes * 0.8 || file.usedAt > inUseSince) break
-        await rm(file.path, { force: true })
-        total -= file.size
-      }
-      cachedBytes = total
-    }
-
-    /** Counts a new archive in, and prunes (one pass at a time) once the cache is past its bound. */
-    const counted = async (size: number) => {
-      const maxBytes = options.maxBytes
-      if (maxBytes === undefined) return
-      cachedBytes = cachedBytes === undefined ? sizeOf(await listCache(options.cacheDir)) : cachedBytes + size
-      if (cachedBytes <= maxBytes || pruning !== undefined) return
-      // A pass that could not remove a file costs the response nothing: the next archive made counts afresh.
-      pruning = prune(maxBytes).catch(() => {
-        cachedBytes = undefined
-      }).finally(() => {
-        pruning = undefined
-      })
-      await pruning
-    }
-
-    const generate = async (gitdir: string, commitId: string, format: ArchiveFormat, prefix: string, file: string) => {
-      await mkdir(dirname(file), { recursive: true })
-      const temporary = stagingPath(file)
-      try {
-        if (format === "bundle") await writeBundle(gitBinary, gitdir, commitId, temporary)
-        else {
-          await gitToFile(gitBinary, ["--git-dir", gitdir, "archive", `--format=${format}`, `--prefix=${prefix}/`, commitId], temporary)
+    const generate = (gitdir: string, commitId: string, format: ArchiveFormat, prefix: string, file: string) =>
+      turns.run(async () => {
+        await mkdir(dirname(file), { recursive: true })
+        const temporary = stagingPath(file)
+        try {
+          const granted = format === "bundle"
+            ? await writeBundle(gitBinary, gitdir, commitId, temporary, space)
+            : await gitToFile(gitBinary, ["--git-dir", gitdir, "archive", `--format=${format}`, `--prefix=${prefix}/`, commitId], temporary, space)
+          const { size } = await stat(temporary)
+          await rename(temporary, file).catch((error: unknown) => {
+            space.release(granted)
+            throw error
+          })
+          space.finish(granted, size)
+        } finally {
+          await rm(temporary, { force: true })
         }
-        await rename(temporary, file)
-      } finally {
-        await rm(temporary, { force: true })
-      }
-      await counted((await stat(file)).size)
-    }
+      })
 
     const ensure = (gitdir: string, commitId: string, format: ArchiveFormat, prefix: string, file: string): Promise<void> => {
       const running = pending.get(file)
@@ -233,7 +237,15 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
           const file = join(repositoryDir(repository.id), `${commitId}-${prefix}.${extensionOf[format]}`)
           yield* Effect.tryPromise({
             try: () => ensure(gitdir, commitId, format, prefix, file),
-            catch: (error) => new GitStorageFailure({ operation: "archive", message: describe(error) })
+            catch: (error) =>
+              error instanceof NoRoomError
+                ? new ArchiveCacheFull({
+                  message: error.reason === "larger-than-cache"
+                    ? `the archive is larger than the archive cache (${space.maxBytes ?? 0} bytes)`
+                    : "the archive cache is full of archives being downloaded; try again later",
+                  transient: error.reason === "held-by-recent-archives"
+                })
+                : new GitStorageFailure({ operation: "archive", message: describe(error) })
           })
           const { size } = yield* Effect.tryPromise({
             try: () => stat(file),
@@ -254,7 +266,7 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
             })
             if (!moved) return
             await rm(trash, { recursive: true, force: true })
-            cachedBytes = undefined
+            space.recount()
           },
           catch: (error) => new GitStorageFailure({ operation: "discard archives", message: describe(error) })
         })

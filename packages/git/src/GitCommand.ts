@@ -1,5 +1,6 @@
 /** Runs a short git command against a bare repository and collects its (small) output. */
 import { spawn } from "node:child_process"
+import { gitEnvironment } from "./GitEnvironment.ts"
 
 export interface GitCommandResult {
   readonly exitCode: number
@@ -21,8 +22,7 @@ export const runGit = (
 ): Promise<GitCommandResult> =>
   new Promise((resolve, reject) => {
     const child = spawn(options.gitBinary, ["--git-dir", gitdir, ...args], {
-      // English messages: callers classify failures by their text.
-      env: { ...process.env, ...options.env, LC_ALL: "C" },
+      env: gitEnvironment(options.env),
       stdio: ["ignore", "pipe", "pipe"]
     })
     const stdout: Array<Buffer> = []

@@ -1,12 +1,13 @@
 /**
  * The GitStorage adapter: bare repositories under a root directory, read with isomorphic-git
- * through a warm per-repository pack cache, refs changed with `git update-ref` so that concurrent
- * pushes and API calls meet git's own compare-and-swap.
+ * through a warm per-repository pack cache bounded by bytes (or with `git cat-file` for
+ * repositories whose packs are past that bound), refs changed with `git update-ref` so that
+ * concurrent pushes and API calls meet git's own compare-and-swap.
  */
 import * as fs from "node:fs"
 import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises"
 import { dirname, join } from "node:path"
-import { commit, Errors, expandOid, listBranches, readObject, resolveRef, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
+import { commit, listBranches, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
 import { Effect, Layer, Option, Schedule } from "effect"
 import { AlreadyExists, Conflict, Invalid, NotFound } from "@kiln/domain/errors"
 import type { CommitInfo } from "@kiln/domain/git/CommitInfo"
@@ -14,14 +15,18 @@ import { type CreateRepository, FileTooLarge, GitStorage, type InitialCommit, ty
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { isValidRefName } from "@kiln/domain/git/RefName"
 import { ZeroId } from "@kiln/domain/git/RefUpdate"
-import { isMissing, peelToCommit, readCommitInfo, toIsomorphicActor } from "./CommitReading.ts"
+import { readCommitInfo, toIsomorphicActor } from "./CommitReading.ts"
 import { type GitCommandOptions, readRefs, runGit } from "./GitCommand.ts"
+import { gitReader, isomorphicReader, type ObjectReader } from "./ObjectReaders.ts"
 import { PackCaches } from "./PackCaches.ts"
 import { isLeftover, isStorageName, ownerPath, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
 
 export interface GitStorageOptions {
-  /** How many repositories keep a warm pack cache (each may hold its packs in memory). Default 32. */
-  readonly maxWarmRepositories?: number
+  /**
+   * Bytes of packs the warm caches may hold in memory, all repositories together. A repository
+   * whose packs alone are larger is read with `git cat-file`. Default 256 MiB.
+   */
+  readonly packCacheMaxBytes?: number
   /** The git executable for ref updates. Default `git` from PATH. */
   readonly gitBinary?: string
 }
@@ -35,11 +40,21 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
 const io = <A>(operation: string, run: () => Promise<A>) =>
   Effect.tryPromise({ try: run, catch: (error) => new GitStorageFailure({ operation, message: describe(error) }) })
 
-/** A read whose only expected failure is absence; anything else is a defect. */
-const lookup = <A>(run: () => Promise<A>, absent: () => NotFound): Effect.Effect<A, NotFound> =>
-  Effect.tryPromise({ try: run, catch: (error) => error }).pipe(
-    Effect.catch((error) => (isMissing(error) ? Effect.fail(absent()) : Effect.die(error)))
-  )
+/** Bytes of the repository's packs and their indexes: what isomorphic-git may load of them. */
+const packBytes = async (gitdir: string): Promise<number> => {
+  const directory = join(gitdir, "objects", "pack")
+  const names = await readdir(directory).catch((error: unknown) => {
+    if (errorCode(error) === "ENOENT") return []
+    throw error
+  })
+  let total = 0
+  for (const name of names) {
+    if (!name.endsWith(".pack") && !name.endsWith(".idx")) continue
+    // A concurrent repack may delete packs as we look; they no longer count.
+    total += await lstat(join(directory, name)).then((s) => s.size, () => 0)
+  }
+  return total
+}
 
 const pathExists = (path: string) =>
   Effect.promise(() => lstat(path).then(() => true, (error: unknown) => {
@@ -164,7 +179,7 @@ const fullId = /^[0-9a-f]{40}$/
 export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
   Effect.gen(function*() {
     yield* sweepLeftovers(root)
-    const caches = new PackCaches(options.maxWarmRepositories ?? 32)
+    const caches = new PackCaches(options.packCacheMaxBytes ?? 256 * 1024 ** 2)
     const command: GitCommandOptions = { gitBinary: options.gitBinary ?? "git" }
 
     const locate = (location: RepositoryLocation): Effect.Effect<string, Invalid> =>
@@ -172,58 +187,47 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
         ? Effect.succeed(repositoryPath(root, location))
         : Effect.fail(new Invalid({ message: `not a repository name: ${label(location)}` }))
 
-    /** The path of a repository that exists, with its warm cache. */
+    /** The path of a repository that exists, with the reader its pack size calls for. */
     const open = (location: RepositoryLocation) =>
       Effect.gen(function*() {
         const gitdir = yield* locate(location)
         if (!(yield* pathExists(join(gitdir, "HEAD")))) return yield* repositoryMissing(location)
-        return { gitdir, cache: caches.for(gitdir) }
+        const cache = caches.for(gitdir, yield* Effect.promise(() => packBytes(gitdir)))
+        const reader: ObjectReader = cache === undefined ? gitReader(command, gitdir) : isomorphicReader(gitdir, cache)
+        return { gitdir, reader }
       })
 
     const validBranchName = (name: string) =>
       isValidRefName(name) ? Effect.void : Effect.fail(new Invalid({ message: `invalid branch name: ${name}` }))
 
-    const commitAt = (gitdir: string, cache: object, id: string) => {
-      const missing = () => new NotFound({ message: `commit does not exist [id: ${id}]` })
-      // Only a full id reaches isomorphic-git, which would otherwise build a file path from it.
-      return fullId.test(id) ? lookup(() => readCommitInfo(gitdir, cache, id), missing) : Effect.fail(missing())
-    }
+    const commitAt = (reader: ObjectReader, id: string) =>
+      Effect.gen(function*() {
+        const missing = new NotFound({ message: `commit does not exist [id: ${id}]` })
+        // Only a full id reaches the reader (isomorphic-git would build a file path from it).
+        if (!fullId.test(id)) return yield* missing
+        const [found] = yield* Effect.promise(() => reader.commits([id]))
+        // The id of a tag names no commit here, although it peels to one.
+        return found !== undefined && found.id === id ? found : yield* missing
+      })
 
     const refIds = (gitdir: string) => io("read refs", () => readRefs(command, gitdir))
 
-    /** The commit a full ref points at, or none when the ref is missing or names no commit. */
-    const commitOfRef = async (gitdir: string, cache: object, ref: string): Promise<CommitInfo | undefined> => {
-      const target = await resolveRef({ fs, gitdir, ref }).catch((error: unknown) => {
-        if (isMissing(error)) return undefined
-        throw error
-      })
-      const id = target === undefined ? undefined : await peelToCommit(gitdir, cache, target)
-      return id === undefined ? undefined : readCommitInfo(gitdir, cache, id)
-    }
-
-    const resolve = async (gitdir: string, cache: object, ref: string): Promise<CommitInfo | undefined> => {
+    const resolve = async (reader: ObjectReader, ref: string): Promise<CommitInfo | undefined> => {
       // Ref names are checked first: isomorphic-git reads refs as files, so `..` must not get there.
       const candidates = ref === "HEAD" ? [ref]
         : !isValidRefName(ref) ? []
         : ref.startsWith("refs/") ? [ref]
         : [`refs/heads/${ref}`, `refs/tags/${ref}`]
       for (const candidate of candidates) {
-        const found = await commitOfRef(gitdir, cache, candidate)
+        const [found] = await reader.commits([candidate])
         if (found !== undefined) return found
       }
       const id = ref.toLowerCase()
       if (!hexId.test(id) || id.length < 4 || id.length > 40) return undefined
-      const full = id.length === 40 ? id : await expandOid({ fs, gitdir, oid: id, cache }).catch((error: unknown) => {
-        // AmbiguousError as well: a short id that names two objects names none.
-        if (isMissing(error) || error instanceof Errors.AmbiguousError) return undefined
-        throw error
-      })
+      const full = id.length === 40 ? id : await reader.expand(id)
       if (full === undefined) return undefined
-      const peeled = await peelToCommit(gitdir, cache, full).catch((error: unknown) => {
-        if (isMissing(error)) return undefined
-        throw error
-      })
-      return peeled === undefined ? undefined : readCommitInfo(gitdir, cache, peeled)
+      const [peeled] = await reader.commits([full])
+      return peeled
     }
 
     const updateRef = (gitdir: string, args: ReadonlyArray<string>) =>
@@ -332,35 +336,36 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
         Effect.flatMap(open(location), ({ gitdir }) => Effect.promise(() => directorySize(gitdir))),
 
       listBranches: (location) =>
-        Effect.flatMap(open(location), ({ gitdir, cache }) =>
+        Effect.flatMap(open(location), ({ gitdir, reader }) =>
           Effect.promise(async () => {
-            const names = (await listBranches({ fs, gitdir })).sort()
-            const heads = await Promise.all(names.map(async (name) => ({
-              name,
-              commit: await commitOfRef(gitdir, cache, `refs/heads/${name}`)
-            })))
-            return heads.flatMap(({ name, commit }) => (commit === undefined ? [] : [{ name, commit }]))
+            // Only names git accepts reach the reader (a ref file's name could be anything).
+            const names = (await listBranches({ fs, gitdir })).filter(isValidRefName).sort()
+            const commits = await reader.commits(names.map((name) => `refs/heads/${name}`))
+            return names.flatMap((name, index) => {
+              const commit = commits[index]
+              return commit === undefined ? [] : [{ name, commit }]
+            })
           })),
 
       resolveCommit: (location, ref) =>
         Effect.gen(function*() {
-          const { gitdir, cache } = yield* open(location)
-          const found = yield* Effect.promise(() => resolve(gitdir, cache, ref))
+          const { reader } = yield* open(location)
+          const found = yield* Effect.promise(() => resolve(reader, ref))
           if (found === undefined) return yield* new NotFound({ message: `reference does not exist [name: ${ref}]` })
           return found
         }),
 
       commitInfo: (location, id) =>
-        Effect.flatMap(open(location), ({ gitdir, cache }) => commitAt(gitdir, cache, id)),
+        Effect.flatMap(open(location), ({ reader }) => commitAt(reader, id)),
 
       rawCommit: (location, id) =>
         Effect.gen(function*() {
-          const { gitdir, cache } = yield* open(location)
-          const missing = () => new NotFound({ message: `commit does not exist [id: ${id}]` })
-          if (!fullId.test(id)) return yield* missing()
-          const object = yield* lookup(() => readObject({ fs, gitdir, oid: id, cache, format: "content" }), missing)
-          if (object.type !== "commit" || !(object.object instanceof Uint8Array)) return yield* missing()
-          return new TextDecoder().decode(object.object)
+          const { reader } = yield* open(location)
+          const missing = new NotFound({ message: `commit does not exist [id: ${id}]` })
+          if (!fullId.test(id)) return yield* missing
+          const object = yield* Effect.promise(() => reader.rawCommit(id))
+          if (object === undefined) return yield* missing
+          return new TextDecoder().decode(object)
         }),
 
       readFile: (location, commitId, path, maxBytes) =>
@@ -388,8 +393,8 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
       createBranch: (location, name, commitId) =>
         Effect.gen(function*() {
           yield* validBranchName(name)
-          const { gitdir, cache } = yield* open(location)
-          const target = yield* commitAt(gitdir, cache, commitId)
+          const { gitdir, reader } = yield* open(location)
+          const target = yield* commitAt(reader, commitId)
           const ref = `refs/heads/${name}`
           const refs = yield* refIds(gitdir)
           if (refs.has(ref)) return yield* new AlreadyExists({ message: "The branch already exists." })

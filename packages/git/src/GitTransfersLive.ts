@@ -23,6 +23,7 @@ import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { GitTransfers, type RemoteSource, type StagedRepository, TransferFailure } from "@kiln/domain/git/GitTransfers"
 import { runGit } from "./GitCommand.ts"
+import { gitEnvironment } from "./GitEnvironment.ts"
 import { isStorageName, repositoryPath, stagingPath } from "./RepositoryPaths.ts"
 
 export interface GitTransfersOptions {
@@ -54,26 +55,14 @@ interface CloneOutcome {
   readonly killed: "tooLarge" | "stalled" | undefined
 }
 
-/** Git's environment for talking to a remote: no prompts, no helpers, no user or system config. */
+/** Git's environment for talking to a remote: no prompts, no helpers, no user or system config, no inherited secrets. */
 const remoteEnvironment = (extraConfig: ReadonlyArray<readonly [string, string]>): Record<string, string> => {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !entry[0].startsWith("GIT_"))
-  )
   const config: Record<string, string> = { GIT_CONFIG_COUNT: String(extraConfig.length) }
   extraConfig.forEach(([key, value], index) => {
     config[`GIT_CONFIG_KEY_${index}`] = key
     config[`GIT_CONFIG_VALUE_${index}`] = value
   })
-  return {
-    ...inherited,
-    ...config,
-    LC_ALL: "C",
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_ASKPASS: "",
-    SSH_ASKPASS: "",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null"
-  }
+  return gitEnvironment({ ...config, GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "", SSH_ASKPASS: "" })
 }
 
 export const makeGitTransfers = (root: string, options: GitTransfersOptions = {}) =>

@@ -5,7 +5,7 @@
  * read or push is asked of the caller, and pushes are followed by a callback under a per-repository
  * lock.
  */
-import { spawn } from "node:child_process"
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { once } from "node:events"
 import { stat } from "node:fs/promises"
 import type { IncomingMessage, ServerResponse } from "node:http"
@@ -13,6 +13,7 @@ import { pipeline } from "node:stream/promises"
 import { createGunzip } from "node:zlib"
 import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
+import { gitEnvironment } from "./GitEnvironment.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
 
 export type GitService = "git-upload-pack" | "git-receive-pack"
@@ -29,6 +30,8 @@ export interface GitAccessRequest {
   readonly service: GitService
   /** From HTTP Basic; undefined when the request carried none. */
   readonly credentials: GitCredentials | undefined
+  /** The connection's peer address, for limiting failed sign-ins. */
+  readonly clientAddress?: string | undefined
 }
 
 export type GitAccessDecision =
@@ -38,6 +41,8 @@ export type GitAccessDecision =
   | { readonly kind: "not-found" }
   /** The repository was renamed: the same request goes to its current `owner/repo` (301). */
   | { readonly kind: "moved"; readonly owner: string; readonly repo: string }
+  /** Too many sign-ins: 429, to be tried again after this many seconds. */
+  | { readonly kind: "throttled"; readonly retryAfterSeconds: number }
 
 export interface Push {
   readonly owner: string
@@ -64,6 +69,12 @@ export interface SmartHttpOptions {
    * slash, Forgejo's `AppSubURL`), which a proxy or an embedding strips: redirects carry it.
    */
   readonly basePath?: string
+  /**
+   * A git process through which no byte moves (from the client into git, or out of git) for this
+   * long is killed and the response dropped: a stalled client or a stuck git cannot hold a process
+   * forever. A transfer that keeps moving is never cut. Default 2 minutes; 0 turns it off.
+   */
+  readonly idleTimeoutMillis?: number
 }
 
 export type SmartHttpAction = "info/refs" | GitService
@@ -141,6 +152,24 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     ...(options.env === undefined ? {} : { env: options.env })
   }
   const reportError = options.onError ?? ((error: unknown) => console.error("smart http:", error))
+  const idleTimeout = options.idleTimeoutMillis ?? 120_000
+
+  /** Kills `git` once nothing has moved through it for the idle timeout; the answer stops the watch. */
+  const watchIdle = (git: { readonly child: ChildProcessWithoutNullStreams }, req: IncomingMessage | undefined, res: ServerResponse, route: SmartHttpRoute) => {
+    if (idleTimeout <= 0) return () => undefined
+    const timer = setTimeout(() => {
+      git.child.kill("SIGKILL")
+      res.destroy()
+      reportError(new Error(`git ${route.action} moved no data for ${idleTimeout} ms and was stopped`), route)
+    }, idleTimeout)
+    const moved = () => timer.refresh()
+    git.child.stdout.on("data", moved)
+    req?.on("data", moved)
+    return () => {
+      clearTimeout(timer)
+      req?.off("data", moved)
+    }
+  }
 
   /** Starts `git <service> --stateless-rpc`; resolves once the process runs (rejects if it cannot). */
   const startGit = async (service: GitService, path: string, protocol: string | undefined, advertise: boolean) => {
@@ -154,7 +183,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       path
     ]
     const child = spawn(command.gitBinary, args, {
-      env: { ...process.env, ...command.env, ...(protocol === undefined ? {} : { GIT_PROTOCOL: protocol }) },
+      env: gitEnvironment({ ...command.env, ...(protocol === undefined ? {} : { GIT_PROTOCOL: protocol }) }),
       stdio: "pipe"
     })
     if (advertise) child.stdin.end()
@@ -178,7 +207,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       res.write(`${pktLine(`# service=${service}\n`)}0000`)
     }
     git.child.stdout.pipe(res)
-    const code = await git.exited
+    const stopWatching = watchIdle(git, undefined, res, route)
+    const code = await git.exited.finally(stopWatching)
     if (code !== 0) reportError(new Error(`git ${service} --advertise-refs exited ${code}: ${git.stderr()}`), route)
   }
 
@@ -201,7 +231,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       }
     })
     git.child.stdout.pipe(res, { end: false })
-    const [code] = await Promise.all([git.exited, upload])
+    const stopWatching = watchIdle(git, req, res, route)
+    const [code] = await Promise.all([git.exited, upload]).finally(stopWatching)
     if (code !== 0) reportError(new Error(`git ${service} exited ${code}: ${git.stderr()}`), route)
   }
 
@@ -247,7 +278,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       owner: route.owner,
       repo: route.repo,
       service,
-      credentials: parseBasic(req.headers.authorization)
+      credentials: parseBasic(req.headers.authorization),
+      clientAddress: req.socket.remoteAddress
     })
     switch (decision.kind) {
       case "unauthorized":
@@ -256,6 +288,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         return plain(res, 403, "Forbidden")
       case "not-found":
         return plain(res, 404, "Not Found")
+      case "throttled":
+        return plain(res, 429, "Too Many Requests", { "Retry-After": String(decision.retryAfterSeconds) })
       case "moved":
         return plain(res, 301, "Moved Permanently", { Location: `${options.basePath ?? ""}${movedPath(url, decision)}` })
       case "allowed":

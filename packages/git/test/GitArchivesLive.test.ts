@@ -1,6 +1,7 @@
 import { afterAll, assert, beforeAll, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { mkdir, symlink, chmod, writeFile, readdir, utimes } from "node:fs/promises"
+import { randomBytes } from "node:crypto"
+import { mkdir, symlink, chmod, writeFile, readdir, readFile, stat, utimes } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, Stream } from "effect"
 import type { ArchiveFormat } from "@kiln/domain/git/GitArchives"
@@ -124,7 +125,84 @@ it.effect("keeps the cache within its bound by removing the archives used longes
     yield* make(3)
     const present = (id: number) => Effect.promise(() => listed(join(cacheDir, String(id))).then((names) => names.length === 1))
     assert.deepStrictEqual([yield* present(1), yield* present(2), yield* present(3)], [true, false, true])
-    // Past the bound again, but everything left was used within the last minute: nothing goes.
-    yield* make(4)
-    assert.deepStrictEqual([yield* present(1), yield* present(3), yield* present(4)], [true, true, true])
+    // Past the bound again, but everything left was used within the last minute: nothing goes, and
+    // the new archive is refused for now rather than pushing the cache past its bound.
+    const refused = yield* Effect.flip(make(4))
+    assert.strictEqual(refused._tag, "ArchiveCacheFull")
+    assert.isTrue(refused._tag === "ArchiveCacheFull" && refused.transient)
+    assert.deepStrictEqual([yield* present(1), yield* present(3), yield* present(4)], [true, true, false])
+    assert.deepStrictEqual(yield* Effect.promise(() => listed(join(cacheDir, "4"))), [])
+  }))
+
+/** A repository whose archives are a few MiB of incompressible bytes, so that writing one takes a while. */
+const bigRepository = async () => {
+  const bare = join(root, "ada", "big.git")
+  await sandbox.git(["init", "-q", "--bare", "-b", "main", bare])
+  const tree = await sandbox.workTree("big-work")
+  await writeFile(join(tree, "noise.bin"), randomBytes(3 * 1024 * 1024))
+  const id = await sandbox.commit(tree, {}, "noise")
+  await sandbox.git(["push", "-q", bare, "main"], { cwd: tree })
+  return id
+}
+
+/** Bytes of every file under `directory`, archives being written included. */
+const diskBytes = async (directory: string): Promise<number> => {
+  let total = 0
+  for (const entry of await readdir(directory, { withFileTypes: true }).catch(() => [])) {
+    const path = join(directory, entry.name)
+    total += entry.isDirectory() ? await diskBytes(path) : await stat(path).then((info) => info.size, () => 0)
+  }
+  return total
+}
+
+it.effect("holds the cache bound at every moment, archives being written included, and refuses one larger than the cache", () =>
+  Effect.gen(function*() {
+    const bigCommit = yield* Effect.promise(bigRepository)
+    const cacheDir = sandbox.path("every-moment")
+    const maxBytes = 8 * 1024 * 1024
+    const archives = yield* makeGitArchives(root, { cacheDir, maxBytes, maxConcurrent: 4 })
+    const big = (id: number) => archives.archive({ id, location: { owner: "ada", name: "big" } }, bigCommit, "zip", "big")
+    let peak = 0
+    let watching = true
+    const watcher = (async () => {
+      while (watching) {
+        peak = Math.max(peak, await diskBytes(cacheDir))
+        await new Promise((resolve) => setTimeout(resolve, 2))
+      }
+    })()
+    // Three archives of ~3 MiB each at once: two fit, the third must not be written past the bound.
+    const outcomes = yield* Effect.all([1, 2, 3].map((id) => Effect.result(big(id))), { concurrency: "unbounded" })
+    watching = false
+    yield* Effect.promise(() => watcher)
+    assert.isAtMost(peak, maxBytes)
+    assert.isAtMost(yield* Effect.promise(() => diskBytes(cacheDir)), maxBytes)
+    const refused = outcomes.filter((outcome) => outcome._tag === "Failure")
+    assert.strictEqual(refused.length, 1)
+    const larger = yield* Effect.flip(Effect.flatMap(
+      makeGitArchives(root, { cacheDir: sandbox.path("too-small"), maxBytes: 1024 * 1024 }),
+      (small) => small.archive({ id: 1, location: { owner: "ada", name: "big" } }, bigCommit, "tar.gz", "big")
+    ))
+    assert.isTrue(larger._tag === "ArchiveCacheFull" && !larger.transient)
+    assert.strictEqual(yield* Effect.promise(() => diskBytes(sandbox.path("too-small"))), 0)
+  }))
+
+it.effect("makes at most maxConcurrent archives at once; the others wait their turn", () =>
+  Effect.gen(function*() {
+    const log = sandbox.path("archive-runs.log")
+    // A real git behind a script that notes when each run starts and ends.
+    const wrapper = sandbox.path("logging-git")
+    yield* Effect.promise(async () => {
+      await writeFile(wrapper, `#!/bin/sh\necho start >> '${log}'\nsleep 0.2\ngit "$@"\ncode=$?\necho end >> '${log}'\nexit $code\n`)
+      await chmod(wrapper, 0o755)
+    })
+    const archives = yield* makeGitArchives(root, { cacheDir: sandbox.path("turns"), maxConcurrent: 2, gitBinary: wrapper })
+    const made = yield* Effect.all([1, 2, 3, 4, 5].map((id) => archives.archive({ ...repo, id }, commit, "tar.gz", "repo")), { concurrency: "unbounded" })
+    assert.strictEqual(made.length, 5)
+    let running = 0
+    let most = 0
+    for (const line of (yield* Effect.promise(() => readFile(log, "utf8"))).split("\n")) {
+      if (line === "start") most = Math.max(most, ++running)
+      if (line === "end") running--
+    }
+    assert.strictEqual(most, 2)
   }))

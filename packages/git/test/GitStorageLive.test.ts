@@ -4,21 +4,21 @@ import { join } from "node:path"
 import { Effect, Option } from "effect"
 import type { GitActor } from "@kiln/domain/git/CommitInfo"
 import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
-import { makeGitStorage } from "../src/GitStorageLive.ts"
+import { type GitStorageOptions, makeGitStorage } from "../src/GitStorageLive.ts"
 import { renderInitialFiles } from "../src/RepositoryTemplates.ts"
 import { GitSandbox } from "./GitSandbox.ts"
 
 let sandbox: GitSandbox
 let root: string
+let storageOptions: GitStorageOptions = {}
 beforeAll(async () => {
   sandbox = await GitSandbox.make()
-  root = sandbox.path("data")
 })
 afterAll(() => sandbox.dispose())
 
 const git = (args: ReadonlyArray<string>, cwd?: string) =>
   Effect.promise(() => sandbox.git(args, cwd === undefined ? {} : { cwd }))
-const storage = Effect.suspend(() => makeGitStorage(root))
+const storage = Effect.suspend(() => makeGitStorage(root, storageOptions))
 const gitdir = (owner: string, name: string) => join(root, owner, `${name}.git`)
 const exists = (path: string) => Effect.promise(() => readdir(path).then(() => true, () => false))
 
@@ -39,7 +39,7 @@ const seeded = (location: RepositoryLocation) =>
         committer: cy
       }
     })
-    const work = sandbox.path(`work-${location.owner}-${location.name}`)
+    const work = join(root, "..", `work-${root.split("/").pop() ?? ""}-${location.owner}-${location.name}`)
     const remote = gitdir(location.owner.toLowerCase(), location.name.toLowerCase())
     yield* git(["clone", "-q", remote, work])
     const second = yield* Effect.promise(() =>
@@ -54,7 +54,19 @@ const seeded = (location: RepositoryLocation) =>
     return { repos, work, second }
   })
 
-describe("GitStorageLive", () => {
+// Every read runs both ways: through isomorphic-git's warm pack cache, and through `git cat-file`
+// (a budget of 0 keeps no pack cache, as for repositories whose packs are past the budget).
+const readers: ReadonlyArray<readonly [string, string, GitStorageOptions]> = [
+  ["with the pack cache", "data", {}],
+  ["through git cat-file", "data-cli", { packCacheMaxBytes: 0 }]
+]
+
+for (const [readerLabel, directory, options] of readers) describe(`GitStorageLive ${readerLabel}`, () => {
+  beforeAll(() => {
+    root = sandbox.path(directory)
+    storageOptions = options
+  })
+
   it.effect("creates an empty bare repository under lower-cased names", () =>
     Effect.gen(function*() {
       const repos = yield* storage

@@ -151,3 +151,45 @@ it.effect("refuses redirects", () =>
     ))
     assert.strictEqual(refused._tag === "TransferFailure" ? refused.reason : refused._tag, "failed")
   }).pipe(Effect.scoped))
+
+it.effect("gives git an empty HOME and none of the server's environment (no ~/.netrc, no secrets)", () =>
+  Effect.gen(function*() {
+    const backend = yield* Effect.promise(() => startGitHttpBackend(join(root, "ada"), { username: "u", password: "secret" }))
+    const home = sandbox.path("server-home")
+    const seen = sandbox.path("seen-environment")
+    // A real git behind a script that records the environment it was started with.
+    const wrapper = sandbox.path("recording-git")
+    yield* Effect.promise(async () => {
+      const { chmod, writeFile } = await import("node:fs/promises")
+      await mkdir(home, { recursive: true })
+      await writeFile(join(home, ".netrc"), "machine 127.0.0.1 login u password secret\n")
+      await writeFile(wrapper, `#!/bin/sh\nenv > '${seen}'\nexec git "$@"\n`)
+      await chmod(wrapper, 0o755)
+    })
+    const saved = { HOME: process.env["HOME"], DATABASE_URL: process.env["DATABASE_URL"], KILN_SECRET_SETTING: process.env["KILN_SECRET_SETTING"] }
+    const restore = (name: keyof typeof saved) => {
+      const value = saved[name]
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+    Object.assign(process.env, { HOME: home, DATABASE_URL: "postgres://kiln:hunter2@db/kiln", KILN_SECRET_SETTING: "hunter2" })
+    yield* Effect.addFinalizer(() => Effect.promise(async () => {
+      restore("HOME")
+      restore("DATABASE_URL")
+      restore("KILN_SECRET_SETTING")
+      await backend.close()
+    }))
+    const git = yield* transfers({ gitBinary: wrapper })
+    // The server user's ~/.netrc would log in for the caller; git must not find it.
+    const refused = yield* Effect.flip(Effect.scoped(
+      git.cloneRemote({ url: `${backend.url}/base.git`, credentials: Option.none(), addresses: [], mirror: false })
+    ))
+    assert.strictEqual(refused._tag === "TransferFailure" ? refused.reason : refused._tag, "auth")
+    const environment = yield* Effect.promise(() => import("node:fs/promises").then(({ readFile }) => readFile(seen, "utf8")))
+    const names = environment.split("\n").map((line) => line.slice(0, line.indexOf("=")))
+    assert.notInclude(environment, "hunter2")
+    assert.notInclude(names, "DATABASE_URL")
+    assert.notInclude(names, "KILN_SECRET_SETTING")
+    assert.include(environment.split("\n"), "HOME=/dev/null")
+    assert.include(names, "PATH")
+  }).pipe(Effect.scoped))

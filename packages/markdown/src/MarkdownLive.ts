@@ -1,10 +1,11 @@
 /**
  * The `Markdown` port over the worker pool: refuses text over the size limit, resolves the
  * `@mentions` in one batched `MentionableUsers` lookup, answers repeated renders from the cache,
- * and fails with `MarkdownTimeout` when a render overruns the time limit.
+ * fails with `MarkdownTimeout` when a render overruns the time limit, and with `MarkdownBusy` when
+ * the pool's queue is full.
  */
 import { Markdown } from "@kiln/domain/markdown/Markdown"
-import { MarkdownTimeout, MarkdownTooLarge } from "@kiln/domain/markdown/MarkdownErrors"
+import { MarkdownBusy, MarkdownTimeout, MarkdownTooLarge } from "@kiln/domain/markdown/MarkdownErrors"
 import { MentionableUsers } from "@kiln/domain/markdown/MentionableUsers"
 import { type MarkdownInput, renderKindOf, renderRequest } from "@kiln/domain/markdown/RenderRequest"
 import { Effect, Layer } from "effect"
@@ -21,6 +22,8 @@ export interface MarkdownOptions {
   readonly rootUrl: string
   /** Worker threads; one per core when absent. */
   readonly workers?: number | undefined
+  /** KILN_MARKDOWN_MAX_QUEUE: renders that may wait for a worker; more are refused as busy. */
+  readonly maxQueued?: number | undefined
   readonly cache?: {
     readonly maxEntries: number
     readonly maxChars: number
@@ -54,6 +57,13 @@ export const makeMarkdown = (
     const cached = cache.get(key)
     if (cached !== undefined) return cached
     const outcome = yield* Effect.promise((signal) => pool.render(request, [...mentionable], signal))
+    if (outcome._tag === "Busy") {
+      return yield* new MarkdownBusy({
+        message: "the markdown renderer is busy; try again later",
+        // About one render time limit: by then a full queue has moved on.
+        retryAfterSeconds: Math.max(1, Math.ceil(options.timeoutMillis / 1000))
+      })
+    }
     if (outcome._tag === "TimedOut") {
       return yield* new MarkdownTimeout({
         message: `rendering the markdown took longer than ${options.timeoutMillis} ms and was stopped`,
@@ -72,7 +82,7 @@ export const MarkdownLive = (options: MarkdownOptions): Layer.Layer<Markdown, ne
     Effect.gen(function*() {
       const users = yield* MentionableUsers
       const pool = yield* Effect.acquireRelease(
-        Effect.sync(() => makeWorkerPool({ size: options.workers, timeoutMillis: options.timeoutMillis })),
+        Effect.sync(() => makeWorkerPool({ size: options.workers, timeoutMillis: options.timeoutMillis, maxQueued: options.maxQueued })),
         (pool) => Effect.promise(() => pool.close())
       )
       return makeMarkdown(options, pool, makeRenderCache(options.cache ?? defaultCache), users)

@@ -36,6 +36,21 @@ describe("WorkerPool", () => {
     }
   })
 
+  it("answers Busy at once when every worker is taken and the queue is full, and serves again once it drains", async () => {
+    const pool = makeWorkerPool({ size: 1, timeoutMillis: 300, maxQueued: 1 })
+    try {
+      const slow = Array.from({ length: 400 }, (_, i) => " ".repeat(i * 2) + "- x").join("\n")
+      const running = pool.render(request(slow), [])
+      const waiting = pool.render(request(slow), [])
+      assert.deepStrictEqual(await pool.render(request("# refused"), []), { _tag: "Busy" })
+      assert.deepStrictEqual(await running, { _tag: "TimedOut" })
+      assert.deepStrictEqual(await waiting, { _tag: "TimedOut" })
+      assert.deepStrictEqual(await pool.render(request("served"), []), { _tag: "Rendered", html: "<p>served</p>\n" })
+    } finally {
+      await pool.close()
+    }
+  })
+
   it("refuses work once closed", async () => {
     const pool = makeWorkerPool({ size: 1, timeoutMillis: 1_000 })
     await pool.close()

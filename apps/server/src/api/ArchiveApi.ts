@@ -11,7 +11,9 @@ import {
   ApiInternalError,
   ApiMovedPermanentlyResponse,
   ApiNotFound,
-  ApiUnauthorized
+  ApiServiceUnavailable,
+  ApiUnauthorized,
+  ApiValidationFailed
 } from "../http/ApiErrors.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { API_PREFIX } from "./Paths.ts"
@@ -23,6 +25,8 @@ const tailPath = {
 }
 const Errors = [
   ApiBadRequest, ApiUnauthorized, ApiForbidden, ApiNotFound, ApiInternalError,
+  // The archive cache cannot hold the archive: larger than the whole cache (422), or full for now (503).
+  ApiValidationFailed, ApiServiceUnavailable,
   // An old name of a renamed repository.
   ApiMovedPermanentlyResponse
 ] as const

@@ -1,7 +1,7 @@
 /** Spec 4.2: markdown rendered as Forgejo renders it, for signed-in callers. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ApiPayloadTooLarge, ApiUnauthorized, ApiValidationFailed } from "../http/ApiErrors.ts"
+import { ApiPayloadTooLarge, ApiServiceUnavailable, ApiUnauthorized, ApiValidationFailed } from "../http/ApiErrors.ts"
 import { API_PREFIX } from "./Paths.ts"
 
 /** Forgejo's MarkdownOption; its keys are matched case-insensitively (the handler reads the body). */
@@ -14,7 +14,7 @@ export const MarkdownOption = Schema.Struct({
 
 export const MarkdownRender = Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/html" }))
 
-const errors = [ApiUnauthorized, ApiPayloadTooLarge, ApiValidationFailed] as const
+const errors = [ApiUnauthorized, ApiPayloadTooLarge, ApiValidationFailed, ApiServiceUnavailable] as const
 
 export class MarkdownApi extends HttpApiGroup.make("miscellaneous-markdown").add(
   HttpApiEndpoint.post("renderMarkdown", "/markdown", { payload: MarkdownOption, success: MarkdownRender, error: [...errors] })

@@ -18,7 +18,21 @@ export interface KilnSettings {
   }>
   /** Largest request body the API reads, in bytes (413 beyond). */
   readonly maxBodySize: number
+  /** A connection on which the client lets nothing move for this long is closed (0: never). */
+  readonly httpIdleTimeoutSeconds: number
+  /** A git process through which nothing moves for this long is stopped (0: never). */
+  readonly gitIdleTimeoutSeconds: number
+  /** Failed password sign-ins of one account per window before it is refused with 429 (0: no limit). */
+  readonly signInMaxFailuresPerAccount: number
+  /** Failed password sign-ins from one client address per window before it is refused with 429 (0: no limit). */
+  readonly signInMaxFailuresPerAddress: number
+  /** The window failed sign-ins are counted in, in seconds. */
+  readonly signInFailureWindowSeconds: number
+  /** Password hashes (scrypt, 128 MiB each) derived at once; more sign-ins wait briefly, then get 429. */
+  readonly passwordHashMaxConcurrent: number
   readonly markdownMaxSize: number
+  /** Renders that may wait for a render worker; more are answered 503 with Retry-After. */
+  readonly markdownMaxQueue: number
   readonly signingKey: "generate" | "none" | { readonly path: string }
   readonly signingName: string
   readonly signingEmail: string
@@ -37,6 +51,10 @@ export interface KilnSettings {
   readonly migrationsMaxSize: number
   /** Bytes of archives kept on disk; past it, those used longest ago are removed. */
   readonly archiveCacheMaxSize: number
+  /** Archives made at once; more requests wait for a turn. */
+  readonly archiveMaxConcurrent: number
+  /** Bytes of git packs kept in memory for reading; repositories with larger packs are read with git itself. */
+  readonly gitPackCacheMaxSize: number
 }
 
 export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
@@ -52,8 +70,15 @@ export class InvalidConfiguration extends Error {
 
 const MiB = 1024 * 1024
 
-const byteCount = (name: string, fallback: number) =>
+/** A whole number of things (or bytes), at least one. */
+const positiveCount = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
+const byteCount = positiveCount
+
+/** A whole number of things (or bytes), zero allowed. */
+const count = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name).pipe(Config.withDefault(fallback))
 
 /** Reads one setting; on failure records the problem and yields undefined. */
 const readEach = Effect.fnUntraced(function*<A>(
@@ -95,7 +120,14 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const adminPassword = yield* readEach(problems, "KILN_ADMIN_PASSWORD", Config.option(Config.Redacted("KILN_ADMIN_PASSWORD")))
   const adminEmail = yield* readEach(problems, "KILN_ADMIN_EMAIL", Config.option(Config.String("KILN_ADMIN_EMAIL")))
   const maxBodySize = yield* readEach(problems, "KILN_HTTP_MAX_BODY_SIZE", byteCount("KILN_HTTP_MAX_BODY_SIZE", 32 * MiB))
+  const httpIdleTimeoutSeconds = yield* readEach(problems, "KILN_HTTP_IDLE_TIMEOUT", count("KILN_HTTP_IDLE_TIMEOUT", 60))
+  const gitIdleTimeoutSeconds = yield* readEach(problems, "KILN_GIT_IDLE_TIMEOUT", count("KILN_GIT_IDLE_TIMEOUT", 120))
+  const signInMaxFailuresPerAccount = yield* readEach(problems, "KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT", count("KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT", 10))
+  const signInMaxFailuresPerAddress = yield* readEach(problems, "KILN_SIGNIN_MAX_FAILURES_PER_ADDRESS", count("KILN_SIGNIN_MAX_FAILURES_PER_ADDRESS", 100))
+  const signInFailureWindowSeconds = yield* readEach(problems, "KILN_SIGNIN_FAILURE_WINDOW", positiveCount("KILN_SIGNIN_FAILURE_WINDOW", 900))
+  const passwordHashMaxConcurrent = yield* readEach(problems, "KILN_PASSWORD_HASH_MAX_CONCURRENT", positiveCount("KILN_PASSWORD_HASH_MAX_CONCURRENT", 2))
   const markdownMaxSize = yield* readEach(problems, "KILN_MARKDOWN_MAX_SIZE", byteCount("KILN_MARKDOWN_MAX_SIZE", MiB))
+  const markdownMaxQueue = yield* readEach(problems, "KILN_MARKDOWN_MAX_QUEUE", count("KILN_MARKDOWN_MAX_QUEUE", 64))
   const attachmentMaxSize = yield* readEach(problems, "KILN_ATTACHMENT_MAX_SIZE", byteCount("KILN_ATTACHMENT_MAX_SIZE", 100 * MiB))
   const signingRaw = yield* readEach(problems, "KILN_SIGNING_KEY", Config.String("KILN_SIGNING_KEY").pipe(Config.withDefault("generate")))
   const signingName = yield* readEach(problems, "KILN_SIGNING_NAME", Config.String("KILN_SIGNING_NAME").pipe(Config.withDefault("Kiln")))
@@ -108,6 +140,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const accessLog = yield* readEach(problems, "KILN_ACCESS_LOG", Config.Boolean("KILN_ACCESS_LOG").pipe(Config.withDefault(true)))
   const migrationsMaxSize = yield* readEach(problems, "KILN_MIGRATIONS_MAX_SIZE", byteCount("KILN_MIGRATIONS_MAX_SIZE", 2048 * MiB))
   const archiveCacheMaxSize = yield* readEach(problems, "KILN_ARCHIVE_CACHE_MAX_SIZE", byteCount("KILN_ARCHIVE_CACHE_MAX_SIZE", 1024 * MiB))
+  const archiveMaxConcurrent = yield* readEach(problems, "KILN_ARCHIVE_MAX_CONCURRENT", positiveCount("KILN_ARCHIVE_MAX_CONCURRENT", 2))
+  const gitPackCacheMaxSize = yield* readEach(problems, "KILN_GIT_PACK_CACHE_MAX_SIZE", count("KILN_GIT_PACK_CACHE_MAX_SIZE", 256 * MiB))
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -125,11 +159,14 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   if (
     problems.length > 0 || httpHost === undefined || httpPort === undefined || dataDir === undefined ||
     databaseUrl === undefined || adminUsername === undefined || adminPassword === undefined ||
-    adminEmail === undefined || maxBodySize === undefined || markdownMaxSize === undefined ||
+    adminEmail === undefined || maxBodySize === undefined || httpIdleTimeoutSeconds === undefined || gitIdleTimeoutSeconds === undefined ||
+    signInMaxFailuresPerAccount === undefined || signInMaxFailuresPerAddress === undefined ||
+    signInFailureWindowSeconds === undefined || passwordHashMaxConcurrent === undefined || markdownMaxSize === undefined || markdownMaxQueue === undefined ||
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
-    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined
+    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined || archiveMaxConcurrent === undefined ||
+    gitPackCacheMaxSize === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -146,7 +183,14 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     databaseUrl,
     admin,
     maxBodySize,
+    httpIdleTimeoutSeconds,
+    gitIdleTimeoutSeconds,
+    signInMaxFailuresPerAccount,
+    signInMaxFailuresPerAddress,
+    signInFailureWindowSeconds,
+    passwordHashMaxConcurrent,
     markdownMaxSize,
+    markdownMaxQueue,
     attachmentMaxSize,
     signingKey: signingRaw === "generate" || signingRaw === "none" ? signingRaw : { path: signingRaw },
     signingName,
@@ -158,6 +202,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     migrationsAllowLocalPaths,
     migrationsMaxSize,
     archiveCacheMaxSize,
+    archiveMaxConcurrent,
+    gitPackCacheMaxSize,
     accessLog
   }
 })

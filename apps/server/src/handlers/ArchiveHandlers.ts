@@ -8,6 +8,7 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { type ArchiveFormat, type ByteRange, GitArchives } from "@kiln/domain/git/GitArchives"
 import { Api } from "../api/Api.ts"
+import { forgejoJson } from "../http/ErrorResponses.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
@@ -64,7 +65,9 @@ export const ArchiveHandlers = HttpApiBuilder.group(Api, "repositoryArchive", Ef
       const unknownRef = errors.notFoundPlain(`unrecognized repository reference: ${ref}`)
       const commit = yield* archives.resolve(location, ref).pipe(Effect.mapError(() => unknownRef))
       const archive = yield* archives.archive({ id: repository.id, location }, commit.id, format, repository.name).pipe(
-        Effect.mapError((error) => error._tag === "GitStorageFailure" ? errors.internal(error.message) : unknownRef)
+        Effect.mapError((error) =>
+          error._tag === "ArchiveCacheFull" ? error : error._tag === "GitStorageFailure" ? errors.internal(error.message) : unknownRef
+        )
       )
       const request = yield* HttpServerRequest.HttpServerRequest
       const apiUrl = `${config.rootUrl}api/v1/repos/${encodeURIComponent(owner.name)}/${encodeURIComponent(repository.name)}`
@@ -96,7 +99,13 @@ export const ArchiveHandlers = HttpApiBuilder.group(Api, "repositoryArchive", Ef
         contentType: contentTypes[format],
         contentLength: range.end - range.start + 1
       })
-    })
+    }).pipe(
+      Effect.catchTag("ArchiveCacheFull", (full) =>
+        full.transient
+          // Room comes back once the archives served moments ago age out of their in-use minute.
+          ? Effect.succeed(forgejoJson({ message: full.message, url: errors.url }, 503).pipe(HttpServerResponse.setHeader("retry-after", "60")))
+          : Effect.fail(errors.validation(full.message)))
+    )
 
   return handlers
     .handle("repoGetArchive", ({ params }) => serve(params, params["*"], undefined))

@@ -50,8 +50,8 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
       })
     })
 
-  const refused = (refusal: { readonly status: number; readonly message: string }) =>
-    Effect.succeed(HttpServerResponse.jsonUnsafe({ message: refusal.message, url: errorUrl }, { status: refusal.status }))
+  const refused = (refusal: { readonly status: number; readonly message: string; readonly headers?: Readonly<Record<string, string>> }) =>
+    Effect.succeed(HttpServerResponse.jsonUnsafe({ message: refusal.message, url: errorUrl }, { status: refusal.status, headers: refusal.headers ?? {} }))
 
   yield* router.add("GET", "/attachments/:uuid", Effect.gen(function*() {
     const { uuid = "" } = yield* HttpRouter.params

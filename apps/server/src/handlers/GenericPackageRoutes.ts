@@ -34,7 +34,8 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const context = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const principal: Option.Option<Principal> = yield* callerOf.pipe(
-      Effect.mapError((refusal: CallerRefusal) => new Refused({ response: text(refusal.status, refusal.message) }))
+      Effect.mapError((refusal: CallerRefusal) =>
+        new Refused({ response: text(refusal.status, refusal.message).pipe(HttpServerResponse.setHeaders(refusal.headers ?? {})) }))
     )
     const { owner: ownerName = "" } = yield* HttpRouter.params
     const owner = yield* users.findByName(ownerName)

@@ -10,6 +10,7 @@ import { decodeMarkdownOption } from "@kiln/domain/markdown/MarkdownOption"
 import { type MarkdownInput, rawMarkdownInput } from "@kiln/domain/markdown/RenderRequest"
 import { Api } from "../api/Api.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
+import { forgejoJson } from "../http/ErrorResponses.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 
 const html = (body: string) =>
@@ -22,6 +23,13 @@ export const MarkdownHandlers = HttpApiBuilder.group(Api, "miscellaneous-markdow
   const render = (input: MarkdownInput) =>
     markdown.render(input).pipe(
       Effect.map(html),
+      // Busy is an answer with a header, not a failure: 503 and when to come back.
+      Effect.catchTag("MarkdownBusy", (busy) =>
+        Effect.succeed(
+          forgejoJson({ message: busy.message, url: errors.url }, 503).pipe(
+            HttpServerResponse.setHeader("retry-after", String(busy.retryAfterSeconds))
+          )
+        )),
       Effect.mapError((failure) =>
         failure._tag === "MarkdownTooLarge" ? errors.payloadTooLarge(failure.message) : errors.validation(failure.message)
       )

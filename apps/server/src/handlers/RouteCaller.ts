@@ -8,11 +8,13 @@ import { hasScopes, isPublicOnly, type RequiredScope, requiredScopeMessage } fro
 import { Authentication as Authenticator, type Principal } from "@kiln/domain/auth/Authentication"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { parseAuthorization } from "../http/Authentication.ts"
+import { retryAfter, signInOrigin } from "../http/SignInThrottling.ts"
 
-/** Why the credentials were refused, with Forgejo's status. */
+/** Why the credentials were refused, with Forgejo's status (429 with `Retry-After` for too many sign-ins). */
 export interface CallerRefusal {
-  readonly status: 401 | 403
+  readonly status: 401 | 403 | 429
   readonly message: string
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export const makeRouteCaller = Effect.gen(function*() {
@@ -22,8 +24,11 @@ export const makeRouteCaller = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const credentials = parseAuthorization(request.headers["authorization"])
     if (Option.isNone(credentials)) return Option.none<Principal>()
-    const principal = yield* authenticator.authenticate(credentials.value).pipe(
-      Effect.mapError((failure): CallerRefusal => ({ status: 401, message: failure.message }))
+    const principal = yield* authenticator.authenticate(credentials.value, signInOrigin(request)).pipe(
+      Effect.mapError((failure): CallerRefusal =>
+        failure._tag === "SignInThrottled"
+          ? { status: 429, message: failure.message, headers: retryAfter(failure) }
+          : { status: 401, message: failure.message })
     )
     const refusal = authenticator.accountRefusal(principal.user, config.rootUrl)
     if (Option.isSome(refusal)) return yield* Effect.fail<CallerRefusal>({ status: 403, message: refusal.value })

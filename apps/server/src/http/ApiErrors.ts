@@ -26,6 +26,8 @@ export class ApiConflict extends Schema.Error<ApiConflict>("ApiConflict")(body, 
 export class ApiPayloadTooLarge extends Schema.Error<ApiPayloadTooLarge>("ApiPayloadTooLarge")(body, { httpApiStatus: 413 }) {}
 export class ApiValidationFailed extends Schema.Error<ApiValidationFailed>("APIValidationError")(body, { httpApiStatus: 422 }) {}
 export class ApiLocked extends Schema.Error<ApiLocked>("ApiLocked")(body, { httpApiStatus: 423 }) {}
+/** Overloaded for now (the markdown queue is full); always sent with `Retry-After`. */
+export class ApiServiceUnavailable extends Schema.Error<ApiServiceUnavailable>("ApiServiceUnavailable")(body, { httpApiStatus: 503 }) {}
 export class ApiInternalError extends Schema.Error<ApiInternalError>("APIError")(body, { httpApiStatus: 500 }) {}
 
 /** A renamed repository's old path (Forgejo's `RedirectToRepo`): where the request goes instead. */

@@ -12,6 +12,7 @@ import { UserStore } from "@kiln/domain/user/UserStore"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors, ApiForbidden, ApiNotFound, ApiUnauthorized } from "./ApiErrors.ts"
 import { Caller } from "./Caller.ts"
+import { signInOrigin, throttledResponse } from "./SignInThrottling.ts"
 import { levelOf, ScopeCategories } from "./TokenScope.ts"
 
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Caller }>()(
@@ -77,8 +78,8 @@ export const layer = Layer.effect(
       credentials: Credentials,
       required: ReadonlyArray<RequiredScope>
     ) {
-      let principal = yield* authenticator.authenticate(credentials).pipe(
-        Effect.mapError((failure) => errors.unauthorized(failure.message))
+      let principal = yield* authenticator.authenticate(credentials, signInOrigin(request)).pipe(
+        Effect.mapError((failure) => failure._tag === "SignInThrottled" ? failure : errors.unauthorized(failure.message))
       )
       const refusal = authenticator.accountRefusal(principal.user, config.rootUrl)
       if (Option.isSome(refusal)) return yield* errors.forbiddenBare(refusal.value)
@@ -100,6 +101,9 @@ export const layer = Layer.effect(
         return Effect.flatMap(
           signedIn(request, credentials.value, requiredScopesOf(endpoint, group)),
           (caller) => Effect.provideService(httpEffect, Caller, caller)
+        ).pipe(
+          // An answer with a header, not an API error: 429 and when to come back.
+          Effect.catchTag("SignInThrottled", (throttled) => Effect.succeed(throttledResponse(throttled, errors.url)))
         )
       })
     )

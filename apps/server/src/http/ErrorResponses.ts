@@ -6,7 +6,8 @@
  *   application/json;charset=utf-8`; an empty or plain-text body becomes one, keeping its text as
  *   the message;
  * - every 5xx body is the same generic message with a request id; what caused it (git's error
- *   text, file paths, SQL, a defect's stack) goes only to the log, under that id.
+ *   text, file paths, SQL, a defect's stack) goes only to the log, under that id. The exception is
+ *   a 503 with `Retry-After`: a deliberate "busy, come back later", shaped like a 4xx.
  *
  * The package registry (`/api/packages/...`) answers its errors in plain text, as Forgejo's
  * package routes do (`ctx.PlainText`): its 4xx pass as they are, its 5xx get the generic message
@@ -107,7 +108,8 @@ const shape = (
   errorUrl: string
 ) => {
   const plainText = isPackageRegistryPath(request.url)
-  if (response.status >= 500) return serverError(request, response, cause, errorUrl, plainText)
+  const busy = response.status === 503 && response.headers["retry-after"] !== undefined
+  if (response.status >= 500 && !busy) return serverError(request, response, cause, errorUrl, plainText)
   if (response.status >= 400 && !plainText) return Effect.succeed(clientError(response, errorUrl))
   return Effect.succeed(response)
 }

@@ -70,18 +70,23 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const { credentials } = request
       if (credentials === undefined) return Option.some(Option.none<Principal>())
-      const principal = yield* authenticator.authenticate({
+      // Refused credentials are no sign-in (none); too many sign-ins stay a failure (429).
+      return yield* authenticator.authenticate({
         _tag: "Basic",
         username: credentials.username,
         password: Redacted.make(credentials.password)
-      }).pipe(Effect.option)
-      return Option.map(principal, Option.some)
+      }, { address: request.clientAddress }).pipe(
+        Effect.map((principal) => Option.some(Option.some(principal))),
+        Effect.catchTag("AuthenticationFailed", () => Effect.succeed(Option.none<Option.Option<Principal>>()))
+      )
     })
 
   const decide = (request: GitAccessRequest) =>
     Effect.gen(function*() {
       const pull = request.service === "git-upload-pack"
-      const signedIn = yield* signIn(request)
+      const attempt = yield* Effect.result(signIn(request))
+      if (Result.isFailure(attempt)) return { kind: "throttled", retryAfterSeconds: attempt.failure.retryAfterSeconds } as const
+      const signedIn = attempt.success
       if (Option.isNone(signedIn)) return unauthorized
       const principal = signedIn.value
       if (Option.isSome(principal) && Option.isSome(authenticator.accountRefusal(principal.value.user, config.rootUrl))) {
@@ -126,6 +131,7 @@ export const make = Effect.gen(function*() {
     authorize: (request) => run(decide(request)),
     afterPush: (push) => run(afterPush(push)),
     basePath,
+    idleTimeoutMillis: config.gitIdleTimeoutSeconds * 1000,
     onError: (error, request) =>
       void run(Effect.logError(`git smart HTTP failed for ${request.owner}/${request.repo}`, error))
   })

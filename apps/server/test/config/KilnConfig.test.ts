@@ -43,6 +43,48 @@ describe("KilnConfig", () => {
       assert.strictEqual(Option.map(settings.admin, (a) => Redacted.value(a.password)).pipe(Option.getOrUndefined), "secret-password")
     }))
 
+  it.effect("bounds resources by default, and reads the resource settings", () =>
+    Effect.gen(function*() {
+      const defaults = yield* load({})
+      assert.deepStrictEqual(
+        [
+          defaults.markdownMaxQueue, defaults.archiveMaxConcurrent, defaults.gitPackCacheMaxSize, defaults.httpIdleTimeoutSeconds,
+          defaults.gitIdleTimeoutSeconds, defaults.signInMaxFailuresPerAccount, defaults.signInMaxFailuresPerAddress,
+          defaults.signInFailureWindowSeconds, defaults.passwordHashMaxConcurrent
+        ],
+        [64, 2, 256 * 1024 * 1024, 60, 120, 10, 100, 900, 2]
+      )
+      const set = yield* load({
+        KILN_MARKDOWN_MAX_QUEUE: "0",
+        KILN_ARCHIVE_MAX_CONCURRENT: "4",
+        KILN_GIT_PACK_CACHE_MAX_SIZE: "0",
+        KILN_HTTP_IDLE_TIMEOUT: "30",
+        KILN_GIT_IDLE_TIMEOUT: "0",
+        KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT: "5",
+        KILN_SIGNIN_MAX_FAILURES_PER_ADDRESS: "0",
+        KILN_SIGNIN_FAILURE_WINDOW: "60",
+        KILN_PASSWORD_HASH_MAX_CONCURRENT: "1"
+      })
+      assert.deepStrictEqual(
+        [
+          set.markdownMaxQueue, set.archiveMaxConcurrent, set.gitPackCacheMaxSize, set.httpIdleTimeoutSeconds, set.gitIdleTimeoutSeconds,
+          set.signInMaxFailuresPerAccount, set.signInMaxFailuresPerAddress, set.signInFailureWindowSeconds, set.passwordHashMaxConcurrent
+        ],
+        [0, 4, 0, 30, 0, 5, 0, 60, 1]
+      )
+      const error = yield* Effect.flip(load({
+        KILN_MARKDOWN_MAX_QUEUE: "-1",
+        KILN_ARCHIVE_MAX_CONCURRENT: "0",
+        KILN_SIGNIN_FAILURE_WINDOW: "0",
+        KILN_PASSWORD_HASH_MAX_CONCURRENT: "many",
+        KILN_HTTP_IDLE_TIMEOUT: "1.5"
+      }))
+      assert.deepStrictEqual(
+        error.problems.map((problem) => problem.split(":")[0]).sort(),
+        ["KILN_ARCHIVE_MAX_CONCURRENT", "KILN_HTTP_IDLE_TIMEOUT", "KILN_MARKDOWN_MAX_QUEUE", "KILN_PASSWORD_HASH_MAX_CONCURRENT", "KILN_SIGNIN_FAILURE_WINDOW"]
+      )
+    }))
+
   it.effect("reports every bad value on its own line", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(load({

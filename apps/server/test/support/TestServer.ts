@@ -16,6 +16,7 @@ import * as Application from "../../src/Application.ts"
 import { KilnConfig, type KilnSettings } from "../../src/config/KilnConfig.ts"
 import * as HttpApp from "../../src/http/HttpApp.ts"
 import * as MarkdownRenderer from "../../src/MarkdownRenderer.ts"
+import { ScryptCost } from "../../src/platform/ScryptPasswordHasher.ts"
 import * as SigningKey from "../../src/SigningKey.ts"
 
 export const ROOT_URL = "http://kiln.test/"
@@ -29,7 +30,14 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   databaseUrl: Option.none(),
   admin: Option.some({ username: ADMIN.username, password: Redacted.make(ADMIN.password), email: ADMIN.email }),
   maxBodySize: 1024 * 1024,
+  httpIdleTimeoutSeconds: 60,
+  gitIdleTimeoutSeconds: 120,
+  signInMaxFailuresPerAccount: 10,
+  signInMaxFailuresPerAddress: 100,
+  signInFailureWindowSeconds: 900,
+  passwordHashMaxConcurrent: 2,
   markdownMaxSize: 1024 * 1024,
+  markdownMaxQueue: 64,
   signingKey: "none",
   signingName: "Kiln",
   signingEmail: "noreply@kiln.test",
@@ -41,20 +49,33 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   migrationsAllowLocalPaths: false,
   migrationsMaxSize: 2 * 1024 * 1024 * 1024,
   archiveCacheMaxSize: 1024 * 1024 * 1024,
+  archiveMaxConcurrent: 2,
+  gitPackCacheMaxSize: 256 * 1024 * 1024,
   accessLog: false,
   ...overrides
 })
 
+/** log2 of scrypt's N for the test suite's password hashes. */
+export const TEST_SCRYPT_COST = 10
+
 export const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(TestDatabase.layer))
 
-/** The application over the test database, without HTTP (what an embedding service would build). */
-export const ApplicationLive = Application.layer.pipe(Layer.provideMerge(DatabaseLive))
+/**
+ * The application over the test database, without HTTP (what an embedding service would build).
+ * Password hashes use a far lower scrypt cost than production's N=2^17: the suite signs in with
+ * passwords thousands of times.
+ */
+export const applicationLive = (scryptCost: number) =>
+  Application.layer.pipe(Layer.provideMerge(DatabaseLive), Layer.provide(Layer.succeed(ScryptCost, scryptCost)))
 
-export const layer = (overrides: Partial<KilnSettings> = {}) =>
+export const ApplicationLive = applicationLive(TEST_SCRYPT_COST)
+
+/** `scryptCost`: log2 of N for password hashes; production's 17 where a test needs real cost. */
+export const layer = (overrides: Partial<KilnSettings> = {}, options: { readonly scryptCost?: number } = {}) =>
   HttpApp.layer.pipe(
     Layer.provide(AdminBootstrap.layer),
     Layer.provideMerge(MarkdownRenderer.layer),
-    Layer.provideMerge(ApplicationLive),
+    Layer.provideMerge(options.scryptCost === undefined ? ApplicationLive : applicationLive(options.scryptCost)),
     Layer.provideMerge(SigningKey.layer),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(Layer.succeed(KilnConfig, testSettings(overrides)))

@@ -1,16 +1,25 @@
 /**
  * Who is calling: Forgejo's API sign-in rules (api-facts §0.2). A token in the
  * `Authorization` header, or HTTP Basic whose password is a token or the account password.
+ *
+ * A password sign-in is limited (SignInLimits): a few hash derivations at once
+ * (PasswordDerivations), the others waiting briefly; failed attempts counted per account and per
+ * client address, refused for the rest of their window once past the limit, before any hash is
+ * derived. An unknown account costs one derivation, as a wrong password does, so timing does not
+ * tell them apart. A hash made with older parameters is replaced on a successful sign-in.
  */
-import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest } from "effect/crypto"
 import type { User } from "../user/User.ts"
 import { UserStore } from "../user/UserStore.ts"
 import { isTokenSecret, type StoredAccessToken } from "./AccessToken.ts"
 import type { AccessTokenScope } from "./AccessTokenScope.ts"
 import { AccessTokenStore } from "./AccessTokenStore.ts"
+import { FailedSignIns } from "./FailedSignIns.ts"
+import { PasswordDerivations } from "./PasswordDerivations.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
 import { SignInCache, type TokenSignIn } from "./SignInCache.ts"
+import { SignInLimits, SignInThrottled } from "./SignInLimits.ts"
 
 export type Credentials =
   | { readonly _tag: "Token"; readonly secret: Redacted.Redacted<string> }
@@ -21,6 +30,11 @@ export interface Principal {
   readonly user: User
   readonly method: "token" | "basic-token" | "basic-password"
   readonly scopes: Option.Option<ReadonlyArray<AccessTokenScope>>
+}
+
+/** Where a sign-in comes from: the client's address, when known. */
+export interface SignInOrigin {
+  readonly address: string | undefined
 }
 
 /** Credentials were given but do not identify an account: Forgejo's 401. */
@@ -36,7 +50,10 @@ export const tokenDigestInput = (salt: string, secret: string): Uint8Array =>
   Uint8Array.from(`${salt}${secret}`, (character) => character.charCodeAt(0))
 
 export class Authentication extends Context.Service<Authentication, {
-  readonly authenticate: (credentials: Credentials) => Effect.Effect<Principal, AuthenticationFailed>
+  readonly authenticate: (
+    credentials: Credentials,
+    origin?: SignInOrigin
+  ) => Effect.Effect<Principal, AuthenticationFailed | SignInThrottled>
   /**
    * Why a signed-in account may not use the API, if it may not: Forgejo answers 403 with this text.
    * `rootUrl` ends with `/`.
@@ -47,7 +64,7 @@ export class Authentication extends Context.Service<Authentication, {
 export const layer: Layer.Layer<
   Authentication,
   never,
-  UserStore | AccessTokenStore | PasswordHasher | Digest.Digest | SignInCache
+  UserStore | AccessTokenStore | PasswordHasher | PasswordDerivations | Digest.Digest | SignInCache
 > =
   Layer.effect(
     Authentication,
@@ -57,6 +74,16 @@ export const layer: Layer.Layer<
       const hasher = yield* PasswordHasher
       const digest = yield* Digest.Digest
       const cache = yield* SignInCache
+      const limits = yield* SignInLimits
+      const failures = new FailedSignIns(limits.failureWindowSeconds * 1000)
+      const derivations = yield* PasswordDerivations
+      // What an unknown account's sign-in is checked against: a real hash, so it costs a real derivation.
+      const standIn = yield* Effect.cached(derivations.waiting(hasher.hash(Redacted.make("no account has this password"))))
+
+      const throttled = (retryAfterMillis: number, message: string) =>
+        new SignInThrottled({ message, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMillis / 1000)) })
+
+      const derivation = derivations.forSignIn
 
       const matches = (token: StoredAccessToken, secret: string) =>
         Effect.map(
@@ -79,7 +106,7 @@ export const layer: Layer.Layer<
 
       const unknownToken = new AuthenticationFailed({ message: UNKNOWN_TOKEN_MESSAGE })
 
-      const authenticate = Effect.fnUntraced(function*(credentials: Credentials) {
+      const authenticate = Effect.fnUntraced(function*(credentials: Credentials, origin?: SignInOrigin) {
         if (credentials._tag === "Token") {
           const found = yield* viaToken(Redacted.value(credentials.secret))
           if (Option.isNone(found)) return yield* unknownToken
@@ -97,15 +124,39 @@ export const layer: Layer.Layer<
           return { user: asToken.value.user, method: "basic-token", scopes: Option.some(asToken.value.scopes) } satisfies Principal
         }
         const account = yield* users.findSignInCandidate(credentials.username)
-        if (Option.isNone(account)) {
-          return yield* new AuthenticationFailed({ message: `user does not exist [uid: 0, name: ${credentials.username}]` })
-        }
-        const hash = yield* users.passwordHash(account.value.id)
-        const valid = Option.isSome(hash) && (yield* hasher.verify(credentials.password, hash.value))
-        if (!valid) {
+        const accountKey = Option.match(account, {
+          onNone: () => `name:${credentials.username.toLowerCase()}`,
+          onSome: (user) => `account:${user.id}`
+        })
+        const addressKey = origin?.address === undefined ? undefined : `address:${origin.address}`
+        const now = yield* Clock.currentTimeMillis
+        const refusedFor = Math.max(
+          failures.refusedFor(accountKey, limits.maxFailuresPerAccount, now) ?? 0,
+          addressKey === undefined ? 0 : failures.refusedFor(addressKey, limits.maxFailuresPerAddress, now) ?? 0
+        )
+        if (refusedFor > 0) return yield* throttled(refusedFor, "too many failed sign-in attempts, please try again later")
+
+        const hash = Option.isSome(account) ? yield* users.passwordHash(account.value.id) : Option.none<string>()
+        const checkedAgainst = Option.isSome(hash) ? hash.value : yield* standIn
+        const matches = yield* derivation(hasher.verify(credentials.password, checkedAgainst))
+        if (Option.isNone(account) || Option.isNone(hash) || !matches) {
+          const failedAt = yield* Clock.currentTimeMillis
+          failures.record(accountKey, failedAt)
+          if (addressKey !== undefined) failures.record(addressKey, failedAt)
           return yield* new AuthenticationFailed({
-            message: `user's password is invalid [uid: ${account.value.id}, name: ${account.value.name}]`
+            message: Option.match(account, {
+              onNone: () => `user does not exist [uid: 0, name: ${credentials.username}]`,
+              onSome: (user) => `user's password is invalid [uid: ${user.id}, name: ${user.name}]`
+            })
           })
+        }
+        failures.clear(accountKey)
+        if (hasher.needsRehash(hash.value)) {
+          // Best effort: with no turn free now, the next sign-in upgrades it.
+          yield* derivation(hasher.hash(credentials.password)).pipe(
+            Effect.flatMap((upgraded) => users.setPasswordHash(account.value.id, upgraded)),
+            Effect.catchTag("SignInThrottled", () => Effect.void)
+          )
         }
         return { user: account.value, method: "basic-password", scopes: Option.none() } satisfies Principal
       })

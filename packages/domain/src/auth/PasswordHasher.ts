@@ -6,4 +6,6 @@ export class PasswordHasher extends Context.Service<PasswordHasher, {
   readonly hash: (password: Redacted.Redacted<string>) => Effect.Effect<string>
   /** Constant-time comparison; false for a hash it cannot parse. */
   readonly verify: (password: Redacted.Redacted<string>, hash: string) => Effect.Effect<boolean>
+  /** Whether `hash` was made with weaker parameters than new hashes get: sign-in then replaces it. */
+  readonly needsRehash: (hash: string) => boolean
 }>()("@kiln/domain/auth/PasswordHasher") {}

@@ -4,7 +4,7 @@
  * the prefix and the format, so the adapter may keep it once made and serve it again; what it keeps
  * is filed under the repository's id, so that it can be forgotten with the repository.
  */
-import { Context, type Effect, type Stream } from "effect"
+import { Context, type Effect, Schema, type Stream } from "effect"
 import type { Invalid, NotFound } from "../errors.ts"
 import type { GitStorageFailure } from "./GitStorageFailure.ts"
 import type { RepositoryLocation } from "./GitStorage.ts"
@@ -30,6 +30,16 @@ export interface ArchivedRepository {
   readonly location: RepositoryLocation
 }
 
+/**
+ * The archive cache could not hold the archive within its bound: it is larger than the whole cache
+ * (`transient` false), or the room is held by archives downloaded moments ago (`transient`: a later
+ * try may succeed).
+ */
+export class ArchiveCacheFull extends Schema.TaggedError<ArchiveCacheFull>()("ArchiveCacheFull", {
+  message: Schema.String,
+  transient: Schema.Boolean
+}) {}
+
 /** The commit an archive request names. */
 export interface ArchiveCommit {
   readonly id: string
@@ -46,13 +56,14 @@ export class GitArchives extends Context.Service<GitArchives, {
   /**
    * The archive of commit `commitId` (a full id) of the repository; `prefix` is the directory the
    * zip and tar entries sit in (the repository name). The same arguments give the same bytes.
+   * Only a bounded number are made at once: the others wait.
    */
   archive(
     repository: ArchivedRepository,
     commitId: string,
     format: ArchiveFormat,
     prefix: string
-  ): Effect.Effect<Archive, NotFound | Invalid | GitStorageFailure>
+  ): Effect.Effect<Archive, NotFound | Invalid | GitStorageFailure | ArchiveCacheFull>
   /** Forgets every archive kept for the repository (it was deleted, or renamed: its prefix changed). */
   discard(repositoryId: number): Effect.Effect<void, GitStorageFailure>
 }>()("@kiln/domain/git/GitArchives") {}

@@ -1,4 +1,4 @@
-/** Why a render was refused. The HTTP layer answers 413 and 422 respectively. */
+/** Why a render was refused. The HTTP layer answers 413, 422 and 503 respectively. */
 import { Schema } from "effect"
 
 /** The text is larger than the configured limit (`KILN_MARKDOWN_MAX_SIZE`). */
@@ -13,4 +13,10 @@ export class MarkdownTooLarge extends Schema.TaggedError<MarkdownTooLarge>()("Ma
 export class MarkdownTimeout extends Schema.TaggedError<MarkdownTimeout>()("MarkdownTimeout", {
   message: Schema.String,
   timeoutMillis: Schema.Number
+}) {}
+
+/** Every render worker is busy and the queue is full; the caller may try again after a while. */
+export class MarkdownBusy extends Schema.TaggedError<MarkdownBusy>()("MarkdownBusy", {
+  message: Schema.String,
+  retryAfterSeconds: Schema.Number
 }) {}

@@ -5,6 +5,7 @@
 import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import { AlreadyExists, Conflict, Invalid, NotFound } from "../errors.ts"
 import type { Page, PageRequest } from "../Paging.ts"
+import { PasswordDerivations } from "../auth/PasswordDerivations.ts"
 import { PasswordHasher } from "../auth/PasswordHasher.ts"
 import { isValidHttpUrl } from "../org/HttpUrl.ts"
 import { bindEmailForAdmin, checkEmailForAdmin } from "./EmailAddress.ts"
@@ -100,11 +101,12 @@ export class UserAccounts extends Context.Service<UserAccounts, {
   }) => Effect.Effect<Page<User>>
 }>()("@kiln/domain/user/UserAccounts") {}
 
-export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher> = Layer.effect(
+export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher | PasswordDerivations> = Layer.effect(
   UserAccounts,
   Effect.gen(function*() {
     const store = yield* UserStore
     const hasher = yield* PasswordHasher
+    const derivations = yield* PasswordDerivations
 
     const byName = (name: string) =>
       Effect.flatMap(store.findByName(name), (found) =>
@@ -130,7 +132,7 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher>
       yield* checkPassword(input.password)
       yield* checkUsableUserName(input.username)
       const now = input.createdAt ?? Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const passwordHash = input.password === undefined ? "" : yield* hasher.hash(input.password)
+      const passwordHash = input.password === undefined ? "" : yield* derivations.waiting(hasher.hash(input.password))
       return yield* store.insert(newAccount({
         name: input.username.trim(),
         kind: "individual",
@@ -174,7 +176,7 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher>
         if ([...passwordText(input.password)].length < MIN_PASSWORD_LENGTH) {
           return yield* new Invalid({ field: "Password", message: `password must be at least ${MIN_PASSWORD_LENGTH} characters` })
         }
-        yield* store.setPasswordHash(user.id, yield* hasher.hash(input.password))
+        yield* store.setPasswordHash(user.id, yield* derivations.waiting(hasher.hash(input.password)))
       }
       if (input.admin === false && user.isAdmin && (yield* store.countAdmins()) <= 1) {
         return yield* new Conflict({ message: "cannot remove the last admin" })

@@ -1,7 +1,9 @@
 /**
  * A fixed pool of render workers (one per core by default) so rendering never blocks the event
- * loop. Jobs queue when every worker is busy. A render that overruns the time limit is answered
- * `TimedOut`; its worker is terminated and replaced.
+ * loop. Jobs queue when every worker is busy, up to `maxQueued`; past that a render is answered
+ * `Busy` at once, so a flood of slow documents cannot grow the queue (and the memory behind it)
+ * without bound. A render that overruns the time limit is answered `TimedOut`; its worker is
+ * terminated and replaced.
  *
  * Workers start with the first render and stop once the pool has been idle for `idleMillis`: each
  * holds its own copy of the pipeline (~30 MB), which a server that renders now and then should not
@@ -15,10 +17,13 @@ import type { RenderJob, WorkerMessage } from "./RenderMessages.ts"
 export type RenderOutcome =
   | { readonly _tag: "Rendered"; readonly html: string }
   | { readonly _tag: "TimedOut" }
+  | { readonly _tag: "Busy" }
 
 export interface WorkerPoolOptions {
   readonly size?: number | undefined
   readonly timeoutMillis: number
+  /** Renders that may wait for a worker; more are answered `Busy`. Default 64. */
+  readonly maxQueued?: number | undefined
   /** Deep nesting needs a deeper stack than a worker's default 4 MB. */
   readonly stackSizeMb?: number | undefined
   /** How long the workers outlive the last render (default one minute). */
@@ -54,6 +59,7 @@ const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./RenderWorker.ts" 
 
 export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
   const size = Math.max(1, options.size ?? availableParallelism())
+  const maxQueued = Math.max(0, options.maxQueued ?? 64)
   const queue: Array<Pending> = []
   const slots: Array<Slot> = []
   let nextId = 0
@@ -148,6 +154,9 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
       new Promise<RenderOutcome>((resolve, reject) => {
         if (closed) return reject(new Error("the markdown worker pool is closed"))
         start()
+        // Waiting only when no worker is free to take the job now.
+        const idleWorkers = slots.filter((slot) => slot.current === undefined).length
+        if (queue.length >= maxQueued + idleWorkers) return resolve({ _tag: "Busy" })
         const pending: Pending = { job: { id: nextId++, request, mentionable }, resolve, reject }
         queue.push(pending)
         // A caller that goes away before its turn leaves the queue.

@@ -1,0 +1,68 @@
+/**
+ * Two ways to read commits: isomorphic-git with a warm pack cache (fast for repositories whose
+ * packs fit the cache budget), and `git cat-file --batch` (memory bounded by what is read, for
+ * repositories whose packs do not). GitStorageLive picks one per repository and call.
+ */
+import * as fs from "node:fs"
+import { Errors, expandOid, readObject, resolveRef } from "isomorphic-git"
+import type { CommitInfo } from "@kiln/domain/git/CommitInfo"
+import { catFileBatch } from "./CatFile.ts"
+import { isMissing, parseCommitObject, peelToCommit, readCommitInfo } from "./CommitReading.ts"
+import type { GitCommandOptions } from "./GitCommand.ts"
+
+export interface ObjectReader {
+  /**
+   * The commit each name comes to once peeled (annotated tags followed); undefined where it names
+   * nothing or no commit. A name is a full object id or a full, valid ref name.
+   */
+  readonly commits: (names: ReadonlyArray<string>) => Promise<ReadonlyArray<CommitInfo | undefined>>
+  /** The one object whose id starts with `prefix` (4 to 39 hex digits); undefined when none or several. */
+  readonly expand: (prefix: string) => Promise<string | undefined>
+  /** The raw text of commit `id` (a full id); undefined when `id` is no commit. */
+  readonly rawCommit: (id: string) => Promise<Uint8Array | undefined>
+}
+
+const fullId = /^[0-9a-f]{40}$/
+
+const absentAsUndefined = <A>(read: Promise<A>): Promise<A | undefined> =>
+  read.catch((error: unknown) => {
+    if (isMissing(error)) return undefined
+    throw error
+  })
+
+export const isomorphicReader = (gitdir: string, cache: object): ObjectReader => {
+  const commitOf = async (name: string) => {
+    const target = fullId.test(name) ? name : await absentAsUndefined(resolveRef({ fs, gitdir, ref: name }))
+    const id = target === undefined ? undefined : await absentAsUndefined(peelToCommit(gitdir, cache, target))
+    return id === undefined ? undefined : absentAsUndefined(readCommitInfo(gitdir, cache, id))
+  }
+  return {
+    commits: (names) => Promise.all(names.map(commitOf)),
+    expand: (prefix) =>
+      expandOid({ fs, gitdir, oid: prefix, cache }).catch((error: unknown) => {
+        // AmbiguousError as well: a short id that names two objects names none.
+        if (isMissing(error) || error instanceof Errors.AmbiguousError) return undefined
+        throw error
+      }),
+    rawCommit: async (id) => {
+      const object = await absentAsUndefined(readObject({ fs, gitdir, oid: id, cache, format: "content" }))
+      return object?.type === "commit" && object.object instanceof Uint8Array ? object.object : undefined
+    }
+  }
+}
+
+export const gitReader = (command: GitCommandOptions, gitdir: string): ObjectReader => ({
+  commits: async (names) => {
+    const objects = await catFileBatch(command, gitdir, names.map((name) => `${name}^{commit}`))
+    return objects.map((object) => (object?.type === "commit" ? parseCommitObject(object.oid, object.content) : undefined))
+  },
+  expand: async (prefix) => {
+    // `^{object}`: the name is an object id prefix and nothing else (no ref of that name).
+    const [object] = await catFileBatch(command, gitdir, [`${prefix}^{object}`], "without contents")
+    return object?.oid.startsWith(prefix) === true ? object.oid : undefined
+  },
+  rawCommit: async (id) => {
+    const [object] = await catFileBatch(command, gitdir, [`${id}^{commit}`])
+    return object !== undefined && object.oid === id ? new Uint8Array(object.content) : undefined
+  }
+})

@@ -1,0 +1,80 @@
+import { afterAll, assert, beforeAll, it } from "@effect/vitest"
+import { randomBytes } from "node:crypto"
+import { writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Effect } from "effect"
+import type { GitActor } from "@kiln/domain/git/CommitInfo"
+import { makeGitStorage } from "../src/GitStorageLive.ts"
+import { GitSandbox } from "./GitSandbox.ts"
+
+let sandbox: GitSandbox
+let root: string
+const location = { owner: "ada", name: "big" }
+const ada: GitActor = { name: "Ada", email: "ada@example.com", when: { seconds: 1_700_000_000, offsetMinutes: 120 } }
+const armored = "-----BEGIN PGP SIGNATURE-----\n\nwsBcBAABCAAQBQJkAAAAAAkQAAAAAAAAAAAAAA==\n=abcd\n-----END PGP SIGNATURE-----\n"
+const PACK_MIB = 24
+
+/** A repository whose one pack is PACK_MIB of incompressible bytes, with a signed first commit, branches and tags. */
+beforeAll(async () => {
+  sandbox = await GitSandbox.make()
+  root = sandbox.path("data")
+  await Effect.runPromise(Effect.gen(function*() {
+    const storage = yield* makeGitStorage(root)
+    yield* storage.create(location, {
+      defaultBranch: "main",
+      initialCommit: {
+        files: [{ path: "README.md", content: "# big\n" }],
+        message: "Initial commit\n",
+        author: ada,
+        committer: { ...ada, when: { seconds: 1_700_000_100, offsetMinutes: -330 } },
+        sign: () => Effect.succeed(armored)
+      }
+    })
+  }))
+  const remote = join(root, "ada", "big.git")
+  const work = sandbox.path("work")
+  await sandbox.git(["clone", "-q", remote, work])
+  await writeFile(join(work, "noise.bin"), randomBytes(PACK_MIB * 1024 * 1024))
+  await sandbox.commit(work, {}, "Add noise", { GIT_AUTHOR_DATE: "1700000200 +0200", GIT_COMMITTER_DATE: "1700000300 -0000" })
+  await sandbox.git(["branch", "topic/one"], { cwd: work })
+  await sandbox.git(["tag", "-a", "-m", "release", "v1"], { cwd: work })
+  await sandbox.git(["push", "-q", "origin", "main", "topic/one", "v1"], { cwd: work })
+  await sandbox.git(["--git-dir", remote, "repack", "-a", "-d", "-q"])
+}, 120_000)
+afterAll(() => sandbox.dispose())
+
+/** Everything GitStorage reads from commits, in one value. */
+const readAll = (packCacheMaxBytes: number) =>
+  Effect.gen(function*() {
+    const storage = yield* makeGitStorage(root, { packCacheMaxBytes })
+    const branches = yield* storage.listBranches(location)
+    const main = yield* storage.resolveCommit(location, "main")
+    const initialId = main.parents[0] ?? ""
+    return {
+      branches,
+      main,
+      tag: yield* storage.resolveCommit(location, "v1"),
+      short: yield* storage.resolveCommit(location, main.id.slice(0, 8)),
+      initial: yield* storage.commitInfo(location, initialId),
+      raw: yield* storage.rawCommit(location, initialId),
+      missing: (yield* Effect.flip(storage.resolveCommit(location, "nope")))._tag
+    }
+  })
+
+it.effect("serves branches and commits of a repository whose pack is past the cache budget without loading the pack", () =>
+  Effect.gen(function*() {
+    const before = process.memoryUsage().arrayBuffers
+    const throughGit = yield* readAll(4 * 1024 * 1024)
+    const grown = process.memoryUsage().arrayBuffers - before
+    // isomorphic-git would hold the whole pack (PACK_MIB) in memory; git cat-file reads only the commits.
+    assert.isBelow(grown, (PACK_MIB / 2) * 1024 * 1024)
+    assert.deepStrictEqual(throughGit.branches.map((branch) => branch.name), ["main", "topic/one"])
+    assert.strictEqual(throughGit.tag.id, throughGit.main.id)
+    assert.strictEqual(throughGit.short.id, throughGit.main.id)
+    assert.strictEqual(throughGit.missing, "NotFound")
+    assert.include(throughGit.raw, "gpgsig -----BEGIN PGP SIGNATURE-----")
+
+    // The same answers as through the warm pack cache, signature and time zones included.
+    const throughCache = yield* readAll(256 * 1024 * 1024)
+    assert.deepStrictEqual(throughGit, throughCache)
+  }), { timeout: 60_000 })

@@ -1,0 +1,98 @@
+import { afterAll, assert, beforeAll, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { createServer, type Server } from "node:http"
+import { type AddressInfo, connect } from "node:net"
+import { setTimeout as sleep } from "node:timers/promises"
+import { Effect } from "effect"
+import { ZeroId } from "@kiln/domain/git/RefUpdate"
+import { makeGitStorage } from "../src/GitStorageLive.ts"
+import { repositoryPath } from "../src/RepositoryPaths.ts"
+import { makeSmartHttpHandler } from "../src/SmartHttp.ts"
+import { GitSandbox } from "./GitSandbox.ts"
+
+const IDLE_MS = 800
+
+let sandbox: GitSandbox
+let root: string
+let server: Server
+let port: number
+const errors: Array<string> = []
+
+beforeAll(async () => {
+  sandbox = await GitSandbox.make()
+  root = sandbox.path("data")
+  const storage = await Effect.runPromise(makeGitStorage(root))
+  await Effect.runPromise(storage.create({ owner: "alice", name: "idle" }, { defaultBranch: "main" }))
+  const handler = makeSmartHttpHandler({
+    authorize: async ({ owner, repo }) => ({ kind: "allowed", path: repositoryPath(root, { owner, name: repo }) }),
+    afterPush: async () => undefined,
+    onError: (error) => errors.push(error instanceof Error ? error.message : String(error)),
+    idleTimeoutMillis: IDLE_MS
+  })
+  server = createServer(handler)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  port = (server.address() as AddressInfo).port // a listening TCP server has an AddressInfo
+})
+
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+  await sandbox.dispose()
+})
+
+const pktLine = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`
+
+/** A receive-pack request creating `refs/heads/<branch>` at a new commit: the command, then the pack. */
+const pushBody = async (branch: string) => {
+  const work = await sandbox.workTree(`work-${branch}`)
+  const commit = await sandbox.commit(work, { [`${branch}.txt`]: `${branch}\n`.repeat(2000) }, branch)
+  const pack = await new Promise<Buffer>((resolve, reject) => {
+    const child = execFile("git", ["pack-objects", "--stdout", "--revs", "-q"], { cwd: work, env: sandbox.env, encoding: "buffer" }, (error, stdout) =>
+      error === null ? resolve(stdout) : reject(error))
+    child.stdin?.end(`${commit}\n`)
+  })
+  return { commit, body: Buffer.concat([Buffer.from(`${pktLine(`${ZeroId} ${commit} refs/heads/${branch}\0report-status\n`)}0000`), pack]) }
+}
+
+/** A raw HTTP/1.1 POST whose body the test sends itself, piece by piece. */
+const rawPost = (path: string, contentType: string, length: number) => {
+  const socket = connect(port, "127.0.0.1")
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n`)
+  const received: Array<Buffer> = []
+  socket.on("data", (chunk: Buffer) => received.push(chunk))
+  const closed = new Promise<number>((resolve) => socket.on("close", () => resolve(performance.now())))
+  socket.on("error", () => undefined)
+  return { socket, closed, text: () => Buffer.concat(received).toString("latin1") }
+}
+
+it("stops git and drops the exchange when the client stalls mid-push", async () => {
+  const { body } = await pushBody("stalled")
+  const started = performance.now()
+  const post = rawPost("/alice/idle.git/git-receive-pack", "application/x-git-receive-pack-request", body.length)
+  post.socket.write(body.subarray(0, 20))
+  const closedAt = await Promise.race([post.closed, sleep(IDLE_MS * 8).then(() => undefined)])
+  post.socket.destroy()
+  assert.isDefined(closedAt, "the stalled exchange was never dropped")
+  assert.isAtLeast((closedAt ?? 0) - started, IDLE_MS * 0.9)
+  assert.isTrue(errors.some((message) => message.includes("moved no data")), errors.join("; "))
+  assert.isFalse((await sandbox.refs(repositoryPath(root, { owner: "alice", name: "idle" }))).has("refs/heads/stalled"))
+}, 30_000)
+
+it("never cuts a push that keeps moving, however long it takes in all", async () => {
+  const { commit, body } = await pushBody("trickled")
+  const post = rawPost("/alice/idle.git/git-receive-pack", "application/x-git-receive-pack-request", body.length)
+  const started = performance.now()
+  // Ten pieces, each well within the idle timeout, the whole well past it.
+  const pieces = 10
+  const size = Math.ceil(body.length / pieces)
+  for (let offset = 0; offset < body.length; offset += size) {
+    post.socket.write(body.subarray(offset, offset + size))
+    await sleep(IDLE_MS / 3)
+  }
+  for (let waited = 0; waited < 10_000 && !post.text().includes("unpack ok"); waited += 50) await sleep(50)
+  post.socket.destroy()
+  assert.isAbove(performance.now() - started, IDLE_MS * 3)
+  assert.include(post.text(), "HTTP/1.1 200")
+  assert.include(post.text(), "unpack ok")
+  assert.strictEqual((await sandbox.refs(repositoryPath(root, { owner: "alice", name: "idle" }))).get("refs/heads/trickled"), commit)
+}, 30_000)
