@@ -10,7 +10,15 @@ const forbiddenCharacter = /[\u0000-\u001f\u007f \\~^:?*[]/
 // Each component of a loose ref is a file name: past 255 bytes no file system stores it (git's own
 // rule has no limit, so Forgejo fails such a name with a 500 when it writes the ref).
 const MAX_COMPONENT_BYTES = 255
-const encoder = new TextEncoder()
+
+const utf8Length = (text: string): number => {
+  let bytes = 0
+  for (const character of text) {
+    const code = character.codePointAt(0) ?? 0
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
+  }
+  return bytes
+}
 
 /**
  * Whether `name` may name a branch or tag. The empty string is not a name; Forgejo lets an empty
@@ -28,7 +36,7 @@ export const isValidRefName = (name: string): boolean =>
   !name.includes("@{") &&
   name.split("/").every((component) =>
     !component.startsWith(".") && !component.endsWith(".lock") &&
-    (component.length * 3 <= MAX_COMPONENT_BYTES || encoder.encode(component).length <= MAX_COMPONENT_BYTES)
+    (component.length * 3 <= MAX_COMPONENT_BYTES || utf8Length(component) <= MAX_COMPONENT_BYTES)
   )
 
 /** A branch or tag name that passes {@link isValidRefName}. */
