@@ -64,6 +64,9 @@ export const firstProblem = (issue: SchemaIssue.Issue, path: ReadonlyArray<Prope
   }
 }
 
+/** What a body that is not JSON answers, as the HttpApi decoder reports it (`[]`: no field to blame). */
+export const MALFORMED_BODY_MESSAGE = "[]: Expected a valid JSON body"
+
 export const bindingMessage = (issue: SchemaIssue.Issue): string => {
   const { path, rule } = firstProblem(issue)
   const field = path.length > 0 && typeof path[0] === "string" ? goFieldName(path[0]) : ""
