@@ -4,7 +4,8 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { admin, at, createUser, request, ROOT_URL } from "../support/TestServer.ts"
+import { keyOrderProblems } from "../support/ForgejoJsonKeys.ts"
+import { admin, at, createToken, createUser, request, ROOT_URL } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 
 const errorUrl = `${ROOT_URL}api/swagger`
@@ -59,6 +60,61 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("Forgejo compatibility (is
 
       const swagger = yield* request("GET", "/swagger.v1.json")
       assert.deepStrictEqual(at(swagger.body, "definitions", "User", "properties", "username"), { type: "string" })
+    }))
+
+  it.effect("every wire object has Forgejo's keys, in the order of Forgejo's structs (docs/wire-audit.md)", () =>
+    Effect.gen(function*() {
+      const owner = yield* createUser("o-owner")
+      const other = yield* createUser("o-other")
+      const json = (body: unknown) => ({ auth: owner.auth, json: body })
+      yield* request("POST", "/api/v1/user/repos", json({ name: "r", auto_init: true }))
+      yield* request("PUT", "/api/v1/repos/o-owner/r/collaborators/o-other", json({ permission: "read" }))
+      yield* request("POST", "/api/v1/repos/o-owner/r/forks", { auth: other.auth, json: {} })
+      const release = yield* request("POST", "/api/v1/repos/o-owner/r/releases", json({ tag_name: "v1" }))
+      yield* request("POST", `/api/v1/repos/o-owner/r/releases/${String(at(release.body, "id"))}/assets?name=a.bin`, {
+        auth: owner.auth, body: "bytes", contentType: "application/octet-stream"
+      })
+      yield* request("POST", "/api/v1/repos/o-owner/r/statuses/main", json({ state: "success", context: "ci" }))
+      yield* request("POST", "/api/v1/admin/users/o-owner/keys", {
+        auth: admin,
+        json: { title: "k", key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl o@k" }
+      })
+      const token = yield* createToken(owner.auth, "o-owner", "o-token", ["all"])
+      yield* request("PUT", "/api/packages/o-owner/generic/p/1.0.0/p.bin", { auth: { token }, body: "bytes", contentType: "application/octet-stream" })
+      yield* request("POST", "/api/v1/orgs", json({ username: "o-org" }))
+      const team = yield* request("POST", "/api/v1/orgs/o-org/teams", json({ name: "t", permission: "read", units: ["repo.code"] }))
+      yield* request("POST", "/api/v1/orgs/o-org/hooks", json({ type: "gitea", config: { url: "https://h.example", content_type: "json" } }))
+      yield* request("POST", "/api/v1/admin/quota/rules", { auth: admin, json: { name: "o-rule", limit: 0, subjects: ["size:all"] } })
+      yield* request("POST", "/api/v1/admin/quota/groups", { auth: admin, json: { name: "o-group", rules: [{ name: "o-rule" }] } })
+      yield* request("PUT", "/api/v1/admin/quota/groups/o-group/users/o-owner", { auth: admin })
+
+      const reads: ReadonlyArray<readonly [string, string]> = [
+        ["/api/v1/user", "User"],
+        ["/api/v1/users/search?q=o-", "UserSearchResults"],
+        ["/api/v1/repos/o-other/r", "Repository"],
+        ["/api/v1/repos/search?q=r", "SearchResults"],
+        ["/api/v1/repos/o-owner/r/collaborators/o-other/permission", "RepoCollaboratorPermission"],
+        ["/api/v1/repos/o-owner/r/releases", "Release"],
+        ["/api/v1/repos/o-owner/r/branches", "Branch"],
+        ["/api/v1/repos/o-owner/r/statuses/main", "CommitStatus"],
+        ["/api/v1/repos/o-owner/r/commits/main/status", "CombinedStatus"],
+        ["/api/v1/users/o-owner/tokens", "AccessToken"],
+        ["/api/v1/user/keys", "PublicKey"],
+        ["/api/v1/users/o-owner/keys", "PublicKey"],
+        ["/api/v1/packages/o-owner", "Package"],
+        ["/api/v1/user/quota", "QuotaInfo"],
+        ["/api/v1/orgs/o-org", "Organization"],
+        ["/api/v1/orgs/o-org/teams", "Team"],
+        [`/api/v1/teams/${String(at(team.body, "id"))}`, "Team"],
+        ["/api/v1/orgs/o-org/hooks", "Hook"],
+        ["/api/v1/version", "ServerVersion"]
+      ]
+      for (const [path, struct] of reads) {
+        const response = yield* request("GET", path, { auth: owner.auth })
+        assert.strictEqual(response.status, 200, `${path}: ${response.text}`)
+        assert.isNotEmpty(Array.isArray(response.body) ? response.body : [response.body], path)
+        assert.deepStrictEqual(keyOrderProblems(response.body, struct), [], path)
+      }
     }))
 
   it.effect("PUT collaborators with no body adds a writer (204)", () =>
