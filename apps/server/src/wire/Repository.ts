@@ -81,7 +81,8 @@ const fields = {
   object_format_name: Schema.String,
   mirror_updated: Schema.String,
   repo_transfer: Schema.Null,
-  topics: Schema.NullOr(Schema.Array(Schema.String))
+  /** Forgejo stores `[]` for a repository without topics (models/repo/repo.go BeforeInsert); Kiln has no topics. */
+  topics: Schema.Array(Schema.String)
 }
 
 /** A fork's base as nested in `parent`: the same keys, its own `parent` null. */
@@ -194,7 +195,7 @@ const repositoryJson = <Parent extends ParentRepositoryJson | null>(item: Access
     object_format_name: repository.objectFormat,
     mirror_updated: ZERO_TIME,
     repo_transfer: null,
-    topics: null
+    topics: []
   }
 }
 

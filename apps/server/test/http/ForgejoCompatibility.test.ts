@@ -145,6 +145,8 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("Forgejo compatibility (is
         allow_only_contributors_to_track_time: true,
         enable_issue_dependencies: true
       })
+      // A repository without topics answers an empty list (Forgejo stores `[]` on insert), never null.
+      assert.deepStrictEqual(at(created.body, "topics"), [])
       // Forgejo omits external_tracker and external_wiki (omitempty) without those units.
       assert.isFalse(keys.includes("external_tracker"))
       assert.isFalse(keys.includes("external_wiki"))
