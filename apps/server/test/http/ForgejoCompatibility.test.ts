@@ -154,6 +154,65 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("Forgejo compatibility (is
       assert.isFalse(Object.keys(off.body as object).includes("internal_tracker"))
     }))
 
+  it.effect("PATCH binds internal_tracker, external_tracker and external_wiki as Forgejo's updateRepoUnits", () =>
+    Effect.gen(function*() {
+      const owner = yield* createUser("x-owner")
+      yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name: "r" } })
+      const edit = (json: unknown) => request("PATCH", "/api/v1/repos/x-owner/r", { auth: owner.auth, json })
+      const tracker = { enable_time_tracker: false, allow_only_contributors_to_track_time: true, enable_issue_dependencies: false }
+      const internal = yield* edit({ internal_tracker: tracker })
+      assert.deepStrictEqual([internal.status, at(internal.body, "internal_tracker")], [200, tracker])
+
+      const external = {
+        external_tracker_url: "https://tracker.example/x",
+        external_tracker_format: "https://tracker.example/{user}/{repo}/issues/{index}",
+        external_tracker_style: "numeric",
+        external_tracker_regexp_pattern: ""
+      }
+      const switched = yield* edit({ has_issues: true, external_tracker: external, external_wiki: { external_wiki_url: "https://wiki.example" } })
+      assert.strictEqual(switched.status, 200, switched.text)
+      assert.deepStrictEqual(keyOrderProblems(switched.body, "Repository"), [])
+      assert.deepStrictEqual(
+        [at(switched.body, "has_issues"), at(switched.body, "internal_tracker"), at(switched.body, "external_tracker")],
+        [true, undefined, external]
+      )
+      assert.deepStrictEqual([at(switched.body, "has_wiki"), at(switched.body, "external_wiki")], [true, { external_wiki_url: "https://wiki.example" }])
+      const keys = Object.keys(switched.body as object)
+      assert.deepStrictEqual(keys.slice(keys.indexOf("has_issues"), keys.indexOf("has_wiki") + 3), [
+        "has_issues", "external_tracker", "has_wiki", "external_wiki", "wiki_branch"
+      ])
+      assert.deepStrictEqual((yield* request("GET", "/api/v1/repos/x-owner/r", { auth: owner.auth })).body, switched.body)
+
+      // Forgejo's IsValidExternalURL and IsValidExternalTrackerURLFormat; a refused edit changes nothing.
+      const refusals: ReadonlyArray<readonly [unknown, string]> = [
+        [{ external_tracker: { ...external, external_tracker_url: "not a url" } }, "External tracker URL not valid"],
+        [{ external_tracker: { ...external, external_tracker_url: "http://localhost/x" } }, "External tracker URL not valid"],
+        [{ external_tracker: { ...external, external_tracker_url: "http://127.0.0.2/x" } }, "External tracker URL not valid"],
+        [{ external_tracker: { ...external, external_tracker_url: "http://[::1]:3000/x" } }, "External tracker URL not valid"],
+        [{ external_tracker: { ...external, external_tracker_format: "https://t.example/{index/" } }, "External tracker URL format not valid"],
+        [{ external_wiki: { external_wiki_url: "ftp://wiki.example" } }, "Invalid external wiki URL"]
+      ]
+      for (const [body, message] of refusals) {
+        const refused = yield* edit({ description: "changed", has_issues: true, has_wiki: true, ...(body as object) })
+        assert.deepStrictEqual([refused.status, refused.body], [422, { message, url: errorUrl }], JSON.stringify(body))
+      }
+      assert.deepStrictEqual((yield* request("GET", "/api/v1/repos/x-owner/r", { auth: owner.auth })).body, switched.body)
+
+      // Leaving has_issues out keeps the external tracker (only the built-in unit counts as on).
+      assert.deepStrictEqual(at((yield* edit({ description: "d" })).body, "external_tracker"), external)
+      // Back to the built-in units: a re-created issues unit starts from Forgejo's defaults.
+      const back = yield* edit({ has_issues: true, has_wiki: true })
+      assert.deepStrictEqual(
+        [at(back.body, "external_tracker"), at(back.body, "external_wiki"), at(back.body, "has_wiki")],
+        [undefined, undefined, true]
+      )
+      assert.deepStrictEqual(at(back.body, "internal_tracker"), {
+        enable_time_tracker: true,
+        allow_only_contributors_to_track_time: true,
+        enable_issue_dependencies: true
+      })
+    }))
+
   it.effect("URL fields are bound as Forgejo's ValidUrl: user and organization website, hook URLs", () =>
     Effect.gen(function*() {
       const owner = yield* createUser("w-owner")
