@@ -7,7 +7,7 @@
 import { Effect, Schema } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import type { ApiErrorsService, ApiValidationFailed } from "../http/ApiErrors.ts"
-import { bindingMessage, MALFORMED_BODY_MESSAGE } from "../http/BindingErrors.ts"
+import { bindingMessage, malformedBodyMessage } from "../http/BindingErrors.ts"
 
 /**
  * Go decodes `null` into a field as "leave it unset", and a `null` body into nothing at all: the
@@ -42,7 +42,7 @@ export const readOptionBody = <S extends Schema.Decoder<unknown>>(
   Effect.gen(function*() {
     const text = yield* Effect.orDie(request.text)
     const parsed = parseJson(text)
-    if (!parsed.ok) return yield* errors.validation(MALFORMED_BODY_MESSAGE)
+    if (!parsed.ok) return yield* errors.validation(malformedBodyMessage(text))
     return yield* Schema.decodeUnknownEffect(schema)(withoutNulls(parsed.value)).pipe(
       Effect.mapError((error) => errors.validation(bindingMessage(error.issue)))
     )

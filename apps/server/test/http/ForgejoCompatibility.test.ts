@@ -134,6 +134,56 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("Forgejo compatibility (is
       assert.deepStrictEqual([noName.status, noName.body], [422, { message: "[UserName]: Required", url: errorUrl }])
     }))
 
+  it.effect("a body that is not JSON answers 422 with Go's decoder error on every route that binds JSON", () =>
+    Effect.gen(function*() {
+      yield* createUser("m-alice")
+      yield* createUser("m-bob")
+      const setup: ReadonlyArray<readonly [string, string, unknown]> = [
+        ["POST", "/api/v1/admin/users/m-alice/repos", { name: "r", auto_init: true }],
+        ["POST", "/api/v1/repos/m-alice/r/releases", { tag_name: "v1" }],
+        ["POST", "/api/v1/admin/users/m-alice/orgs", { username: "m-org" }],
+        ["POST", "/api/v1/orgs/m-org/hooks", { type: "gitea", config: { url: "https://h.example", content_type: "json" } }],
+        ["POST", "/api/v1/admin/quota/rules", { name: "m-rule", limit: 1, subjects: ["size:all"] }]
+      ]
+      for (const [method, path, json] of setup) {
+        const response = yield* request(method, path, { auth: admin, json })
+        assert.strictEqual(response.status, 201, `${path}: ${response.text}`)
+      }
+      const release = at((yield* request("GET", "/api/v1/repos/m-alice/r/releases/tags/v1", { auth: admin })).body, "id")
+      const asset = yield* request("POST", `/api/v1/repos/m-alice/r/releases/${String(release)}/assets?name=a.bin`, {
+        auth: admin, body: "bytes", contentType: "application/octet-stream"
+      })
+      const team = at((yield* request("GET", "/api/v1/orgs/m-org/teams", { auth: admin })).body, 0, "id")
+      const hook = at((yield* request("GET", "/api/v1/orgs/m-org/hooks", { auth: admin })).body, 0, "id")
+      const values: Record<string, string> = {
+        username: "m-alice", owner: "m-alice", repo: "r", org: "m-org", collaborator: "m-bob", sha: "main", quotarule: "m-rule",
+        attachment_id: String(at(asset.body, "id"))
+      }
+      const idOf = (path: string) => String(path.startsWith("/teams/") ? team : path.includes("/hooks/") ? hook : release)
+
+      const swagger = yield* request("GET", "/swagger.v1.json")
+      const paths = at(swagger.body, "paths") as Record<string, Record<string, { consumes?: ReadonlyArray<string> }>>
+      const routes = Object.entries(paths).flatMap(([path, methods]) =>
+        Object.entries(methods)
+          .filter(([, operation]) => operation.consumes?.includes("application/json") === true)
+          .map(([method]) => [method.toUpperCase(), path] as const)
+      )
+      assert.isAtLeast(routes.length, 25)
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        ["{bad", "[]: invalid character 'b' looking for beginning of object key string"],
+        [`{"name":`, "[]: unexpected EOF"],
+        [`{"name" "x"}`, "[]: invalid character '\"' after object key"],
+        ["nope", "[]: invalid character 'o' in literal null (expecting 'u')"]
+      ]
+      for (const [method, template] of routes) {
+        const path = template.replace(/\{(\w+)\}/g, (_, name: string) => name === "id" ? idOf(template) : values[name] ?? name)
+        for (const [body, message] of cases) {
+          const response = yield* request(method, `/api/v1${path}`, { auth: admin, body })
+          assert.deepStrictEqual([response.status, response.body], [422, { message, url: errorUrl }], `${method} ${path} ${body}`)
+        }
+      }
+    }))
+
   it.effect("Repository JSON carries internal_tracker while the issues unit is on, and drops it with the unit", () =>
     Effect.gen(function*() {
       const owner = yield* createUser("t-owner")
