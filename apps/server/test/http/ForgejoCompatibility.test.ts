@@ -296,6 +296,45 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("Forgejo compatibility (is
       assert.deepStrictEqual([hook.status, hook.body], [422, { message: "Invalid url", url: errorUrl }])
     }))
 
+  it.effect("a private organization's repositories: not hidden by orgAssignment, listed by read access, creation hidden by CreateOrgRepo", () =>
+    Effect.gen(function*() {
+      const owner = yield* createUser("p-owner")
+      const stranger = yield* createUser("p-stranger")
+      for (const [name, visibility] of [["p-private", "private"], ["p-limited", "limited"]] as const) {
+        yield* request("POST", "/api/v1/orgs", { auth: owner.auth, json: { username: name, visibility } })
+        yield* request("POST", `/api/v1/orgs/${name}/repos`, { auth: owner.auth, json: { name: "open" } })
+        yield* request("POST", `/api/v1/orgs/${name}/repos`, { auth: owner.auth, json: { name: "closed", private: true } })
+      }
+      const names = (body: unknown) => (body as ReadonlyArray<{ name: string }>).map((repo) => repo.name)
+      // orgAssignment does not hide the organization. listUserRepos drops the repositories the caller
+      // cannot read (a private organization's public ones too, for outsiders) but its X-Total-Count
+      // counts the whole queried set: public ones, and private ones for a signed-in caller.
+      const listings: ReadonlyArray<readonly [string, TestServer.Auth | undefined, ReadonlyArray<string>, string]> = [
+        ["p-private", stranger.auth, [], "2"],
+        ["p-private", undefined, [], "1"],
+        ["p-private", owner.auth, ["closed", "open"], "2"],
+        ["p-limited", stranger.auth, ["open"], "2"],
+        ["p-limited", undefined, [], "1"]
+      ]
+      for (const [org, auth, expected, total] of listings) {
+        const listed = yield* request("GET", `/api/v1/orgs/${org}/repos`, { auth })
+        const where = `${org} ${auth === undefined ? "anonymous" : "signed in"}`
+        assert.deepStrictEqual([listed.status, [...names(listed.body)].sort(), listed.headers.get("x-total-count")], [200, expected, total], where)
+      }
+      for (const org of ["p-private", "p-limited"]) {
+        const anonymous = yield* request("POST", `/api/v1/orgs/${org}/repos`, { json: { name: "x" } })
+        assert.deepStrictEqual([anonymous.status, anonymous.body], [401, { message: "token is required", url: errorUrl }])
+      }
+      // CreateOrgRepo checks HasOrgOrUserVisible itself: a private organization is hidden from outsiders.
+      const hidden = yield* request("POST", "/api/v1/orgs/p-private/repos", { auth: stranger.auth, json: { name: "x" } })
+      assert.deepStrictEqual([hidden.status, hidden.body], [404, { message: "HasOrgOrUserVisible", url: errorUrl, errors: [] }])
+      const refused = yield* request("POST", "/api/v1/orgs/p-limited/repos", { auth: stranger.auth, json: { name: "x" } })
+      assert.deepStrictEqual([refused.status, refused.body], [
+        403,
+        { message: "Given user is not allowed to create repository in organization.", url: errorUrl }
+      ])
+    }))
+
   it.effect("tokens of a user the caller may not see answer 404, of a visible one 403", () =>
     Effect.gen(function*() {
       yield* createUser("k-private", { visibility: "private" })
