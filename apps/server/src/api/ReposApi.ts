@@ -26,7 +26,6 @@ export const EditRepoOption = optionPayload("EditRepoOption", {
   has_issues: { kind: "boolean" },
   internal_tracker: {
     kind: "struct",
-    identifier: "InternalTracker",
     description: "set this structure to configure internal issue tracker",
     fields: {
       enable_time_tracker: { kind: "boolean" },
@@ -36,7 +35,6 @@ export const EditRepoOption = optionPayload("EditRepoOption", {
   },
   external_tracker: {
     kind: "struct",
-    identifier: "ExternalTracker",
     description: "set this structure to use external issue tracker",
     fields: {
       external_tracker_url: { kind: "string" },
@@ -48,7 +46,6 @@ export const EditRepoOption = optionPayload("EditRepoOption", {
   has_wiki: { kind: "boolean" },
   external_wiki: {
     kind: "struct",
-    identifier: "ExternalWiki",
     description: "set this structure to use external wiki instead of internal",
     fields: { external_wiki_url: { kind: "string" } }
   },

@@ -12,10 +12,11 @@ export interface FieldSpec {
   readonly kind: FieldKind
   readonly required?: boolean
   readonly description?: string
-  /** The fields of a `struct` (a nested Go struct, such as EditRepoOption's `internal_tracker`). */
+  /**
+   * The fields of a `struct` (a nested Go struct, such as EditRepoOption's `internal_tracker`),
+   * described inline: the named definition belongs to the response schema of the same name.
+   */
   readonly fields?: Record<string, FieldSpec>
-  /** The nested struct's name in the API description. */
-  readonly identifier?: string
 }
 
 type JsonOf<F extends FieldSpec> = F["kind"] extends "string" ? string
@@ -40,10 +41,8 @@ const jsonField = (spec: FieldSpec): Schema.Top => {
       return Int64
     case "strings":
       return Schema.Array(Schema.String)
-    case "struct": {
-      const struct = structOf(spec.fields ?? {}, jsonField)
-      return spec.identifier === undefined ? struct : struct.annotate({ identifier: spec.identifier })
-    }
+    case "struct":
+      return structOf(spec.fields ?? {}, jsonField)
   }
 }
 
