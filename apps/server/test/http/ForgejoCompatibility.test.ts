@@ -294,6 +294,29 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("Forgejo compatibility (is
         json: { type: "forgejo", config: { url: "not a url", content_type: "json" } }
       })
       assert.deepStrictEqual([hook.status, hook.body], [422, { message: "Invalid url", url: errorUrl }])
+
+      // External release assets: IsValidReleaseAssetURL is IsValidURL, user info and all (400 when refused).
+      yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name: "r", auto_init: true } })
+      const release = yield* request("POST", "/api/v1/repos/w-owner/r/releases", { auth: owner.auth, json: { tag_name: "v1" } })
+      const assets = `/api/v1/repos/w-owner/r/releases/${String(at(release.body, "id"))}/assets`
+      // An external URL comes in a multipart form (any other body is an upload).
+      const form = (fields: Record<string, string>) => ({
+        auth: owner.auth,
+        contentType: "multipart/form-data; boundary=kiln",
+        body: Object.entries(fields).map(([name, value]) =>
+          `--kiln\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+        ).join("") + "--kiln--\r\n"
+      })
+      const external = "http://mirror@files.example/a b.bin"
+      const linked = yield* request("POST", assets, form({ name: "a.bin", external_url: external }))
+      assert.deepStrictEqual([linked.status, at(linked.body, "type"), at(linked.body, "browser_download_url")], [201, "external", external])
+      const refused = yield* request("POST", assets, form({ name: "b.bin", external_url: "ftp://files.example/b" }))
+      assert.deepStrictEqual([refused.status, refused.body], [400, { message: "invalid external URL: 'ftp://files.example/b'", url: errorUrl }])
+      const edited = yield* request("PATCH", `${assets}/${String(at(linked.body, "id"))}`, {
+        auth: owner.auth,
+        json: { browser_download_url: "not a url" }
+      })
+      assert.deepStrictEqual([edited.status, edited.body], [400, { message: "invalid external URL: 'not a url'", url: errorUrl }])
     }))
 
   it.effect("a private organization's repositories: not hidden by orgAssignment, listed by read access, creation hidden by CreateOrgRepo", () =>
