@@ -1,4 +1,5 @@
 /** Go's json.Decoder errors for bodies that are not JSON, as Forgejo's binding reports them. */
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { goJsonSyntaxError } from "../../src/http/GoJsonSyntaxError.ts"
 
@@ -38,4 +39,12 @@ describe("goJsonSyntaxError", () => {
       expect(goJsonSyntaxError(body)).toBeUndefined()
     }
   )
+
+  it("reads every JSON text, and answers any text without throwing", () => {
+    fc.assert(fc.property(fc.json(), (text) => goJsonSyntaxError(text) === undefined))
+    fc.assert(fc.property(fc.string({ unit: "binary" }), (text) => {
+      const message = goJsonSyntaxError(text)
+      return message === undefined || message === "unexpected EOF" || message.startsWith("invalid character ")
+    }))
+  })
 })
