@@ -1,7 +1,8 @@
 /**
  * Spec 4.6 and Forgejo's rule endpoints (api-facts §7.5): site administrators manage quota rules,
  * groups and who is in them, and read any account's quota. Option bodies are read by the handlers
- * (malformed JSON is 400, a body that fails validation 422). Tagged "adminQuota": a second "admin"
+ * (malformed JSON and a body that fails validation are both 422, as Forgejo binds them; 400 stays
+ * declared as in the spec's table and Forgejo's description). Tagged "adminQuota": a second "admin"
  * group would repeat the tag in the description.
  */
 import { Schema } from "effect"

@@ -24,7 +24,31 @@ export const EditRepoOption = optionPayload("EditRepoOption", {
   private: { kind: "boolean" },
   template: { kind: "boolean" },
   has_issues: { kind: "boolean" },
+  internal_tracker: {
+    kind: "struct",
+    description: "set this structure to configure internal issue tracker",
+    fields: {
+      enable_time_tracker: { kind: "boolean" },
+      allow_only_contributors_to_track_time: { kind: "boolean" },
+      enable_issue_dependencies: { kind: "boolean" }
+    }
+  },
+  external_tracker: {
+    kind: "struct",
+    description: "set this structure to use external issue tracker",
+    fields: {
+      external_tracker_url: { kind: "string" },
+      external_tracker_format: { kind: "string" },
+      external_tracker_style: { kind: "string" },
+      external_tracker_regexp_pattern: { kind: "string" }
+    }
+  },
   has_wiki: { kind: "boolean" },
+  external_wiki: {
+    kind: "struct",
+    description: "set this structure to use external wiki instead of internal",
+    fields: { external_wiki_url: { kind: "string" } }
+  },
   globally_editable_wiki: { kind: "boolean" },
   default_branch: { kind: "string" },
   wiki_branch: { kind: "string" },

@@ -15,9 +15,10 @@ export const CreateAccessTokenOption = optionPayload("CreateAccessTokenOption", 
   scopes: { kind: "strings" }
 })
 
+/** Forgejo answers with a Go map, whose keys encoding/json sorts: `data` before `ok`. */
 export const UserSearchResults = Schema.Struct({
-  ok: Schema.Boolean,
-  data: Schema.Array(UserJson)
+  data: Schema.Array(UserJson),
+  ok: Schema.Boolean
 }).annotate({ identifier: "UserSearchResults" })
 
 const username = { username: Schema.String }

@@ -10,6 +10,7 @@ import { decodeMarkdownOption } from "@kiln/domain/markdown/MarkdownOption"
 import { type MarkdownInput, rawMarkdownInput } from "@kiln/domain/markdown/RenderRequest"
 import { Api } from "../api/Api.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
+import { malformedBodyMessage } from "../http/BindingErrors.ts"
 import { forgejoJson } from "../http/ErrorResponses.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 
@@ -43,8 +44,8 @@ export const MarkdownHandlers = HttpApiBuilder.group(Api, "miscellaneous-markdow
         let body: unknown
         try {
           body = text === "" ? {} : JSON.parse(text)
-        } catch (error) {
-          return yield* errors.validation(`[]: ${error instanceof Error ? error.message : String(error)}`)
+        } catch {
+          return yield* errors.validation(malformedBodyMessage(text))
         }
         const input = yield* decodeMarkdownOption(body).pipe(Effect.mapError((e) => errors.validation(e.message)))
         return yield* render(input)

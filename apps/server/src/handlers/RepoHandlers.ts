@@ -38,7 +38,20 @@ export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUnt
     private: payload.private,
     template: payload.template,
     hasIssues: payload.has_issues,
+    // Go's zero values for the nested structs' missing fields.
+    internalTracker: payload.internal_tracker === undefined ? undefined : {
+      enableTimeTracker: payload.internal_tracker.enable_time_tracker ?? false,
+      allowOnlyContributorsToTrackTime: payload.internal_tracker.allow_only_contributors_to_track_time ?? false,
+      enableIssueDependencies: payload.internal_tracker.enable_issue_dependencies ?? false
+    },
+    externalTracker: payload.external_tracker === undefined ? undefined : {
+      url: payload.external_tracker.external_tracker_url ?? "",
+      format: payload.external_tracker.external_tracker_format ?? "",
+      style: payload.external_tracker.external_tracker_style ?? "",
+      regexpPattern: payload.external_tracker.external_tracker_regexp_pattern ?? ""
+    },
     hasWiki: payload.has_wiki,
+    externalWikiUrl: payload.external_wiki === undefined ? undefined : payload.external_wiki.external_wiki_url ?? "",
     globallyEditableWiki: payload.globally_editable_wiki,
     defaultBranch: payload.default_branch,
     hasPullRequests: payload.has_pull_requests,

@@ -88,7 +88,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         const uid = formInt(query.uid)
         const result = yield* accounts.search(viewer, { keyword: query.q ?? "", id: uid > 0 ? uid : undefined, page })
         yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
-        return { ok: true, data: result.items.map(userJsonFor({ user: viewer }, urls)) }
+        return { data: result.items.map(userJsonFor({ user: viewer }, urls)), ok: true }
       }))
     .handle("userGet", ({ params }) =>
       Effect.gen(function*() {

@@ -4,8 +4,10 @@
  * only the first problem. Response-encoding failures stay server errors.
  */
 import { Effect, Layer, SchemaIssue } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
 import { ApiErrors, ApiValidationFailed } from "./ApiErrors.ts"
+import { goJsonSyntaxError } from "./GoJsonSyntaxError.ts"
 
 export class BindingErrors extends HttpApiMiddleware.Service<BindingErrors>()("@kiln/server/BindingErrors", {
   error: ApiValidationFailed
@@ -64,6 +66,16 @@ export const firstProblem = (issue: SchemaIssue.Issue, path: ReadonlyArray<Prope
   }
 }
 
+/** What the HttpApi decoder reports for a body that is not JSON. */
+const NOT_JSON = "Expected a valid JSON body"
+
+/**
+ * What a body that is not JSON answers: Go's decoder error after `[]: ` (no field to blame), as
+ * Forgejo's binding words it. A body Go would read but JSON.parse refuses (only blanks, or a value
+ * followed by more text) keeps the decoder's own words.
+ */
+export const malformedBodyMessage = (text: string): string => `[]: ${goJsonSyntaxError(text) ?? NOT_JSON}`
+
 export const bindingMessage = (issue: SchemaIssue.Issue): string => {
   const { path, rule } = firstProblem(issue)
   const field = path.length > 0 && typeof path[0] === "string" ? goFieldName(path[0]) : ""
@@ -73,9 +85,17 @@ export const bindingMessage = (issue: SchemaIssue.Issue): string => {
 export const layer = Layer.unwrap(
   Effect.gen(function*() {
     const errors = yield* ApiErrors
-    return HttpApiMiddleware.layerSchemaErrorTransform(BindingErrors, (error) =>
-      error.kind === "Body" || error.kind === "ResponseHeaders"
-        ? Effect.fail(error)
-        : Effect.fail(errors.validation(bindingMessage(error.cause.issue))))
+    return HttpApiMiddleware.layerSchemaErrorTransform(BindingErrors, (error) => {
+      if (error.kind === "Body" || error.kind === "ResponseHeaders") return Effect.fail(error)
+      const issue = error.cause.issue
+      if (issue._tag === "InvalidValue" && issue.annotations?.message === NOT_JSON) {
+        // The body was read once already; the request keeps it.
+        return Effect.flatMap(
+          Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => Effect.orDie(request.text)),
+          (text) => Effect.fail(errors.validation(malformedBodyMessage(text)))
+        )
+      }
+      return Effect.fail(errors.validation(bindingMessage(issue)))
+    })
   })
 )

@@ -6,27 +6,33 @@
 import { Schema, SchemaGetter } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 
-export type FieldKind = "string" | "boolean" | "int" | "strings"
+export type FieldKind = "string" | "boolean" | "int" | "strings" | "struct"
 
 export interface FieldSpec {
   readonly kind: FieldKind
   readonly required?: boolean
   readonly description?: string
+  /**
+   * The fields of a `struct` (a nested Go struct, such as EditRepoOption's `internal_tracker`),
+   * described inline: the named definition belongs to the response schema of the same name.
+   */
+  readonly fields?: Record<string, FieldSpec>
 }
 
-type JsonOf<K extends FieldKind> = K extends "string" ? string
-  : K extends "boolean" ? boolean
-  : K extends "int" ? number
+type JsonOf<F extends FieldSpec> = F["kind"] extends "string" ? string
+  : F["kind"] extends "boolean" ? boolean
+  : F["kind"] extends "int" ? number
+  : F["kind"] extends "struct" ? (F["fields"] extends Record<string, FieldSpec> ? OptionType<F["fields"]> : never)
   : ReadonlyArray<string>
 
 export type OptionType<Spec extends Record<string, FieldSpec>> =
-  & { readonly [K in keyof Spec as Spec[K]["required"] extends true ? K : never]: JsonOf<Spec[K]["kind"]> }
-  & { readonly [K in keyof Spec as Spec[K]["required"] extends true ? never : K]?: JsonOf<Spec[K]["kind"]> }
+  & { readonly [K in keyof Spec as Spec[K]["required"] extends true ? K : never]: JsonOf<Spec[K]> }
+  & { readonly [K in keyof Spec as Spec[K]["required"] extends true ? never : K]?: JsonOf<Spec[K]> }
 
 const Int64 = Schema.Number.check(Schema.isInt()).annotate({ format: "int64" })
 
-const jsonField = (kind: FieldKind): Schema.Top => {
-  switch (kind) {
+const jsonField = (spec: FieldSpec): Schema.Top => {
+  switch (spec.kind) {
     case "string":
       return Schema.String
     case "boolean":
@@ -35,6 +41,8 @@ const jsonField = (kind: FieldKind): Schema.Top => {
       return Int64
     case "strings":
       return Schema.Array(Schema.String)
+    case "struct":
+      return structOf(spec.fields ?? {}, jsonField)
   }
 }
 
@@ -53,8 +61,9 @@ const FormInt = Schema.String.pipe(
   })
 )
 
-const formField = (kind: FieldKind): Schema.Top => {
-  switch (kind) {
+/** Form fields; `undefined` for a nested struct, which a form cannot carry (the key is ignored, as Go's form binding does). */
+const formField = (spec: FieldSpec): Schema.Top | undefined => {
+  switch (spec.kind) {
     case "string":
       return Schema.String
     case "boolean":
@@ -63,14 +72,18 @@ const formField = (kind: FieldKind): Schema.Top => {
       return FormInt
     case "strings":
       return Schema.Array(Schema.String)
+    case "struct":
+      return undefined
   }
 }
 
-const structOf = (spec: Record<string, FieldSpec>, field: (kind: FieldKind) => Schema.Top) =>
+const structOf = (spec: Record<string, FieldSpec>, field: (spec: FieldSpec) => Schema.Top | undefined) =>
   Schema.Struct(Object.fromEntries(
-    Object.entries(spec).map(([name, { kind, required, description }]) => {
-      const base = description === undefined ? field(kind) : field(kind).annotate({ description })
-      return [name, required === true ? base : Schema.optionalKey(base)]
+    Object.entries(spec).flatMap(([name, fieldSpec]) => {
+      const schema = field(fieldSpec)
+      if (schema === undefined) return []
+      const base = fieldSpec.description === undefined ? schema : schema.annotate({ description: fieldSpec.description })
+      return [[name, fieldSpec.required === true ? base : Schema.optionalKey(base)]]
     })
   ))
 

@@ -1,13 +1,13 @@
 /**
- * The option bodies of the quota admin endpoints, read by hand: a body that is not JSON is a bad
- * request (400, spec part 7), a JSON body that does not fit the option is a binding failure (422,
- * Forgejo's `[Field]: Rule`). The endpoints still declare their option schema, so the API
+ * The option bodies of the quota admin endpoints, read by hand. Forgejo binds them like every
+ * other option (`bind(...)` in its router): a body that is not JSON and a JSON body that does not
+ * fit the option are both binding failures (422, `[Field]: Rule`, `[]` when no field is to blame). The endpoints still declare their option schema, so the API
  * description shows it; their handlers are raw and read the body through this.
  */
 import { Effect, Schema } from "effect"
 import type { HttpServerRequest } from "effect/http"
-import type { ApiBadRequest, ApiErrorsService, ApiValidationFailed } from "../http/ApiErrors.ts"
-import { bindingMessage } from "../http/BindingErrors.ts"
+import type { ApiErrorsService, ApiValidationFailed } from "../http/ApiErrors.ts"
+import { bindingMessage, malformedBodyMessage } from "../http/BindingErrors.ts"
 
 /**
  * Go decodes `null` into a field as "leave it unset", and a `null` body into nothing at all: the
@@ -38,11 +38,11 @@ export const readOptionBody = <S extends Schema.Decoder<unknown>>(
   request: HttpServerRequest.HttpServerRequest,
   schema: S,
   errors: ApiErrorsService
-): Effect.Effect<S["Type"], ApiBadRequest | ApiValidationFailed, S["DecodingServices"]> =>
+): Effect.Effect<S["Type"], ApiValidationFailed, S["DecodingServices"]> =>
   Effect.gen(function*() {
     const text = yield* Effect.orDie(request.text)
     const parsed = parseJson(text)
-    if (!parsed.ok) return yield* errors.badRequest("malformed JSON body")
+    if (!parsed.ok) return yield* errors.validation(malformedBodyMessage(text))
     return yield* Schema.decodeUnknownEffect(schema)(withoutNulls(parsed.value)).pipe(
       Effect.mapError((error) => errors.validation(bindingMessage(error.issue)))
     )

@@ -19,6 +19,15 @@ const InternalTrackerJson = Schema.Struct({
   enable_issue_dependencies: Schema.Boolean
 }).annotate({ identifier: "InternalTracker" })
 
+const ExternalTrackerJson = Schema.Struct({
+  external_tracker_url: Schema.String,
+  external_tracker_format: Schema.String,
+  external_tracker_style: Schema.String,
+  external_tracker_regexp_pattern: Schema.String
+}).annotate({ identifier: "ExternalTracker" })
+
+const ExternalWikiJson = Schema.Struct({ external_wiki_url: Schema.String }).annotate({ identifier: "ExternalWiki" })
+
 const fields = {
   id: Schema.Number,
   owner: UserJson,
@@ -56,7 +65,9 @@ const fields = {
   permissions: PermissionJson,
   has_issues: Schema.Boolean,
   internal_tracker: Schema.optionalKey(InternalTrackerJson),
+  external_tracker: Schema.optionalKey(ExternalTrackerJson),
   has_wiki: Schema.Boolean,
+  external_wiki: Schema.optionalKey(ExternalWikiJson),
   wiki_branch: Schema.optionalKey(Schema.String),
   globally_editable_wiki: Schema.Boolean,
   has_pull_requests: Schema.Boolean,
@@ -81,7 +92,8 @@ const fields = {
   object_format_name: Schema.String,
   mirror_updated: Schema.String,
   repo_transfer: Schema.Null,
-  topics: Schema.NullOr(Schema.Array(Schema.String))
+  /** Forgejo stores `[]` for a repository without topics (models/repo/repo.go BeforeInsert); Kiln has no topics. */
+  topics: Schema.Array(Schema.String)
 }
 
 /** A fork's base as nested in `parent`: the same keys, its own `parent` null. */
@@ -123,6 +135,10 @@ const repositoryJson = <Parent extends ParentRepositoryJson | null>(item: Access
   const apiUrl = `${urls.rootUrl}api/v1/repos/${path}`
   const code: AccessMode = access.units["repo.code"]
   const issues = hasUnit(repository, "repo.issues")
+  // Forgejo prefers the built-in unit when (impossibly) both are on.
+  const externalIssues = !issues && hasUnit(repository, "repo.ext_issues")
+  const wiki = hasUnit(repository, "repo.wiki")
+  const externalWiki = !wiki && hasUnit(repository, "repo.ext_wiki")
   return {
     id: repository.id,
     // Nested owners show what a signed-in viewer sees whenever the caller has any access.
@@ -159,7 +175,7 @@ const repositoryJson = <Parent extends ParentRepositoryJson | null>(item: Access
     updated_at: rfc3339(repository.updatedAt),
     archived_at: rfc3339(repository.archivedAt),
     permissions: { admin: atLeast(access.mode, "admin"), push: atLeast(code, "write"), pull: atLeast(code, "read") },
-    has_issues: issues || hasUnit(repository, "repo.ext_issues"),
+    has_issues: issues || externalIssues,
     ...(issues
       ? {
         internal_tracker: {
@@ -169,9 +185,20 @@ const repositoryJson = <Parent extends ParentRepositoryJson | null>(item: Access
         }
       }
       : {}),
-    has_wiki: hasUnit(repository, "repo.wiki") || hasUnit(repository, "repo.ext_wiki"),
+    ...(externalIssues
+      ? {
+        external_tracker: {
+          external_tracker_url: units.externalTracker.url,
+          external_tracker_format: units.externalTracker.format,
+          external_tracker_style: units.externalTracker.style,
+          external_tracker_regexp_pattern: units.externalTracker.regexpPattern
+        }
+      }
+      : {}),
+    has_wiki: wiki || externalWiki,
+    ...(externalWiki ? { external_wiki: { external_wiki_url: units.externalWikiUrl } } : {}),
     ...(repository.wikiBranch === "" ? {} : { wiki_branch: repository.wikiBranch }),
-    globally_editable_wiki: hasUnit(repository, "repo.wiki") && units.wikiGloballyEditable,
+    globally_editable_wiki: wiki && units.wikiGloballyEditable,
     has_pull_requests: pulls,
     has_projects: hasUnit(repository, "repo.projects"),
     has_releases: hasUnit(repository, "repo.releases"),
@@ -194,7 +221,7 @@ const repositoryJson = <Parent extends ParentRepositoryJson | null>(item: Access
     object_format_name: repository.objectFormat,
     mirror_updated: ZERO_TIME,
     repo_transfer: null,
-    topics: null
+    topics: []
   }
 }
 

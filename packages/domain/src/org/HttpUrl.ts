@@ -42,3 +42,48 @@ export const isValidHttpUrl = (text: string): boolean => {
   const host = authority.slice(authority.lastIndexOf("@") + 1)
   return validHost(host) && !badEscapePattern.test(path)
 }
+
+/** The host of a URL that `isValidHttpUrl` accepted, as Go's `URL.Hostname()` gives it (no brackets, no port). */
+const hostnameOf = (text: string): string => {
+  const rest = text.replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, "").split("?")[0] ?? ""
+  if (!rest.startsWith("//")) return ""
+  const authority = rest.slice(2).split("/")[0] ?? ""
+  const host = authority.slice(authority.lastIndexOf("@") + 1)
+  if (host.startsWith("[")) return host.slice(1, host.indexOf("]"))
+  const colon = host.lastIndexOf(":")
+  return colon < 0 ? host : host.slice(0, colon)
+}
+
+/** Go's `net.ParseIP(host).IsLoopback()`: 127.0.0.0/8, `::1`, and 127/8 written as an IPv4-mapped IPv6 address. */
+const isLoopbackIp = (host: string): boolean => {
+  const v4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/i.exec(host)
+  if (v4 !== null) return v4.slice(1).every((part) => Number(part) <= 255) && v4[1] === "127"
+  if (!host.includes(":")) return false
+  const expanded = host.toLowerCase()
+  return /^(?:0{0,4}:){2,7}0{0,3}1$/.test(expanded) || expanded === "::1"
+}
+
+/**
+ * Forgejo's `IsValidExternalURL` (external trackers and wikis): a valid http(s) URL whose host is
+ * neither `localhost` nor a loopback address. Forgejo also refuses URLs under its own
+ * `<ROOT_URL>api`; the domain does not know the root URL, so that check is not made here.
+ */
+export const isValidExternalUrl = (text: string): boolean => {
+  if (!isValidHttpUrl(text)) return false
+  const host = hostnameOf(text)
+  return host.toLowerCase() !== "localhost" && !isLoopbackIp(host)
+}
+
+/**
+ * Forgejo's `IsValidExternalTrackerURLFormat`: an external URL whose `{user}`, `{repo}` and
+ * `{index}` placeholders have both braces or none (`/{index/` is a typo).
+ */
+export const isValidExternalTrackerFormat = (text: string): boolean => {
+  if (!isValidExternalUrl(text)) return false
+  for (const match of text.matchAll(/(\{?)(?:user|repo|index)+?(\}?)/g)) {
+    const open = match[1] === "{"
+    const close = match[2] === "}"
+    if ((open || close) && !(open && close)) return false
+  }
+  return true
+}

@@ -17,6 +17,7 @@ import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
 import { GitTags } from "../git/GitTags.ts"
 import { isValidRefName } from "../git/RefName.ts"
 import { atLeast } from "../org/AccessMode.ts"
+import { isValidHttpUrl } from "../org/HttpUrl.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import type { AccessibleRepository } from "../repo/Repositories.ts"
 import { isPublicRepository, Repositories } from "../repo/Repositories.ts"
@@ -187,8 +188,6 @@ const locationOf = (target: AccessibleRepository): RepositoryLocation => ({ owne
 
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
 
-/** An absolute http(s) URL with a host, as Forgejo requires of external attachments. */
-const isHttpUrl = (text: string): boolean => /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/i.test(text)
 
 export const layer: Layer.Layer<
   Releases,
@@ -442,7 +441,7 @@ export const layer: Layer.Layer<
         Effect.gen(function*() {
           yield* requireWrite(target)
           const release = yield* findRelease(target, releaseId)
-          if (!isHttpUrl(url)) return yield* new Invalid({ message: invalidExternalUrlMessage(url) })
+          if (!isValidHttpUrl(url)) return yield* new Invalid({ message: invalidExternalUrlMessage(url) })
           return yield* store.insertAttachment({
             repoId: target.repository.id,
             releaseId: release.id,
@@ -463,7 +462,7 @@ export const layer: Layer.Layer<
           const url = input.downloadUrl ?? ""
           if (url !== "") {
             if (attachment.externalUrl === "") return yield* new Invalid({ message: NOT_EXTERNAL_MESSAGE })
-            if (!isHttpUrl(url)) return yield* new Invalid({ message: invalidExternalUrlMessage(url) })
+            if (!isValidHttpUrl(url)) return yield* new Invalid({ message: invalidExternalUrlMessage(url) })
           }
           return yield* store.updateAttachment(attachment.id, {
             name: input.name === undefined || input.name === "" ? attachment.name : input.name,

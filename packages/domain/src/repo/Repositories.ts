@@ -24,7 +24,6 @@ import { canSeeAccount } from "../org/OrgVisibility.ts"
 import { repositoryAccess, type RepositoryAccess } from "../org/RepositoryAccess.ts"
 import { isOwnerTeam } from "../org/Team.ts"
 import { TeamStore } from "../org/TeamStore.ts"
-import { type UnitKey, unitKeys } from "../org/Unit.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import { signingKeyFor } from "../signing/SigningKeyResolution.ts"
 import { SigningKeys } from "../signing/SigningKeys.ts"
@@ -34,18 +33,16 @@ import { type ForkFailure, type ForkInput, makeForks } from "./Forks.ts"
 import { InitialFiles } from "./InitialFiles.ts"
 import { makeMigrations, type MigrateInput, type MigrationFailure } from "./Migrations.ts"
 import {
-  type MergeStyle,
-  mergeStyles,
+  type ExternalTrackerSettings,
+  isMergeStyle,
+  isUpdateStyle,
   type OwnedRepository,
   newRepository,
   type Repository,
   type RepositoryChanges,
   REPOSITORY_EXISTS_MESSAGE,
-  type RepositoryUnits,
   repositoryNotFoundMessage,
-  trustModelOf,
-  type UpdateStyle,
-  updateStyles
+  trustModelOf
 } from "./Repository.ts"
 import { RepositoryMoved } from "./RepositoryMoved.ts"
 import { bindRepositoryName, checkUsableRepositoryName, lowerRepositoryName } from "./RepositoryName.ts"
@@ -53,6 +50,7 @@ import { RepositoryRedirectStore } from "./RepositoryRedirectStore.ts"
 import type { RepositorySearch } from "./RepositorySearch.ts"
 import { type AccessFacts, RepositoryStore } from "./RepositoryStore.ts"
 import { Transactions } from "./Transactions.ts"
+import { toggledUnits } from "./UnitToggles.ts"
 
 /** Instance settings: `[repository] DEFAULT_BRANCH`, `FORCE_PRIVATE`, and the host of hidden e-mail addresses. */
 export interface RepositorySettingsShape {
@@ -115,7 +113,11 @@ export interface EditRepositoryInput {
     readonly allowOnlyContributorsToTrackTime: boolean
     readonly enableIssueDependencies: boolean
   } | undefined
+  /** Switches the issues unit to an external tracker (`external_tracker`). */
+  readonly externalTracker?: ExternalTrackerSettings | undefined
   readonly hasWiki?: boolean | undefined
+  /** Switches the wiki unit to an external wiki at this URL (`external_wiki`). */
+  readonly externalWikiUrl?: string | undefined
   readonly globallyEditableWiki?: boolean | undefined
   readonly defaultBranch?: string | undefined
   readonly hasPullRequests?: boolean | undefined
@@ -286,62 +288,7 @@ const tombstoneOf = (owned: OwnedRepository): RepositoryLocation => ({
   name: `${owned.repository.lowerName}.deleted-${owned.repository.id}.git`
 })
 
-const isMergeStyle = (value: string): value is MergeStyle => mergeStyles.some((style) => style === value)
-const isUpdateStyle = (value: string): value is UpdateStyle => updateStyles.some((style) => style === value)
 
-/** The enabled units after an edit's toggles, in unit order. */
-const toggledUnits = (units: RepositoryUnits, input: EditRepositoryInput): RepositoryUnits => {
-  const enabled = new Set(units.enabled)
-  const toggle = (unit: UnitKey, on: boolean | undefined) => {
-    if (on === true) enabled.add(unit)
-    if (on === false) enabled.delete(unit)
-  }
-  if (input.hasIssues !== undefined) {
-    enabled.delete("repo.ext_issues")
-    toggle("repo.issues", input.hasIssues)
-  }
-  if (input.hasWiki !== undefined) {
-    enabled.delete("repo.ext_wiki")
-    toggle("repo.wiki", input.hasWiki)
-  }
-  toggle("repo.pulls", input.hasPullRequests)
-  toggle("repo.projects", input.hasProjects)
-  toggle("repo.releases", input.hasReleases)
-  toggle("repo.packages", input.hasPackages)
-  toggle("repo.actions", input.hasActions)
-  const pick = <A>(value: A | undefined, current: A): A => value === undefined ? current : value
-  const { pulls, issues } = units
-  return {
-    enabled: unitKeys.filter((unit) => enabled.has(unit)),
-    issues: input.internalTracker === undefined || !enabled.has("repo.issues") ? issues : {
-      enableTimeTracker: input.internalTracker.enableTimeTracker,
-      allowOnlyContributorsToTrackTime: input.internalTracker.allowOnlyContributorsToTrackTime,
-      enableDependencies: input.internalTracker.enableIssueDependencies
-    },
-    pulls: !enabled.has("repo.pulls") ? pulls : {
-      ignoreWhitespaceConflicts: pick(input.ignoreWhitespaceConflicts, pulls.ignoreWhitespaceConflicts),
-      allowMerge: pick(input.allowMerge, pulls.allowMerge),
-      allowRebase: pick(input.allowRebase, pulls.allowRebase),
-      allowRebaseMerge: pick(input.allowRebaseMerge, pulls.allowRebaseMerge),
-      allowSquash: pick(input.allowSquash, pulls.allowSquash),
-      allowFastForwardOnly: pick(input.allowFastForwardOnly, pulls.allowFastForwardOnly),
-      allowManualMerge: pick(input.allowManualMerge, pulls.allowManualMerge),
-      autodetectManualMerge: pick(input.autodetectManualMerge, pulls.autodetectManualMerge),
-      allowRebaseUpdate: pick(input.allowRebaseUpdate, pulls.allowRebaseUpdate),
-      defaultDeleteBranchAfterMerge: pick(input.defaultDeleteBranchAfterMerge, pulls.defaultDeleteBranchAfterMerge),
-      defaultMergeStyle: input.defaultMergeStyle !== undefined && isMergeStyle(input.defaultMergeStyle)
-        ? input.defaultMergeStyle
-        : pulls.defaultMergeStyle,
-      defaultUpdateStyle: input.defaultUpdateStyle !== undefined && isUpdateStyle(input.defaultUpdateStyle)
-        ? input.defaultUpdateStyle
-        : pulls.defaultUpdateStyle,
-      defaultAllowMaintainerEdit: pick(input.defaultAllowMaintainerEdit, pulls.defaultAllowMaintainerEdit)
-    },
-    wikiGloballyEditable: input.globallyEditableWiki !== undefined && enabled.has("repo.wiki")
-      ? input.globallyEditableWiki
-      : units.wikiGloballyEditable
-  }
-}
 
 export const layer: Layer.Layer<
   Repositories,
@@ -608,7 +555,7 @@ export const layer: Layer.Layer<
           changes.isArchived = input.archived
           changes.archivedAt = input.archived ? yield* nowSeconds : 0
         }
-        changes.units = toggledUnits(repository.units, input)
+        changes.units = yield* toggledUnits(repository.units, input)
         changes.updatedAt = yield* nowSeconds
 
         const from = locationOf(target)

@@ -14,6 +14,16 @@ export interface IssuesSettings {
   readonly enableDependencies: boolean
 }
 
+/** An external issue tracker's settings (`repo.ext_issues`). [models/repo/repo_unit.go ExternalTrackerConfig] */
+export interface ExternalTrackerSettings {
+  readonly url: string
+  /** The issue URL, with `{user}`, `{repo}` and `{index}` placeholders. */
+  readonly format: string
+  /** `numeric`, `alphanumeric` or `regexp`; stored as given, as Forgejo does. */
+  readonly style: string
+  readonly regexpPattern: string
+}
+
 export const mergeStyles = [
   "merge",
   "rebase",
@@ -27,6 +37,9 @@ export type MergeStyle = typeof mergeStyles[number]
 
 export const updateStyles = ["merge", "rebase"] as const
 export type UpdateStyle = typeof updateStyles[number]
+
+export const isMergeStyle = (value: string): value is MergeStyle => mergeStyles.some((style) => style === value)
+export const isUpdateStyle = (value: string): value is UpdateStyle => updateStyles.some((style) => style === value)
 
 /** The pull-request unit's settings. */
 export interface PullsSettings {
@@ -52,6 +65,10 @@ export interface RepositoryUnits {
   readonly pulls: PullsSettings
   /** The wiki's default permission is write (`globally_editable_wiki`). */
   readonly wikiGloballyEditable: boolean
+  /** Kept while `repo.ext_issues` is enabled; empty otherwise. */
+  readonly externalTracker: ExternalTrackerSettings
+  /** The external wiki's URL while `repo.ext_wiki` is enabled; empty otherwise. */
+  readonly externalWikiUrl: string
 }
 
 export type TrustModel = "default" | "collaborator" | "committer" | "collaboratorcommitter"
@@ -183,11 +200,15 @@ export const defaultPullsSettings: PullsSettings = {
   defaultAllowMaintainerEdit: false
 }
 
+export const noExternalTracker: ExternalTrackerSettings = { url: "", format: "", style: "", regexpPattern: "" }
+
 export const defaultUnits: RepositoryUnits = {
   enabled: defaultRepoUnits,
   issues: defaultIssuesSettings,
   pulls: defaultPullsSettings,
-  wikiGloballyEditable: false
+  wikiGloballyEditable: false,
+  externalTracker: noExternalTracker,
+  externalWikiUrl: ""
 }
 
 export const hasUnit = (repository: Repository, unit: UnitKey): boolean => repository.units.enabled.includes(unit)

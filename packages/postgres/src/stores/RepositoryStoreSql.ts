@@ -59,6 +59,11 @@ const jsonOf = (value: unknown): Json => {
   return isJsonObject(parsed) ? parsed : {}
 }
 
+const textIn = (json: Json, key: string): string => {
+  const value = json[key]
+  return typeof value === "string" ? value : ""
+}
+
 const flag = (json: Json, key: string, fallback: boolean): boolean => typeof json[key] === "boolean" ? json[key] : fallback
 
 const oneOf = <const A extends string>(values: ReadonlyArray<A>, value: unknown, fallback: A): A =>
@@ -74,6 +79,8 @@ const unitsOf = (value: unknown): RepositoryUnits => {
     : defaultUnits.enabled
   const issues = isJsonObject(json["issues"]) ? json["issues"] : {}
   const pulls = isJsonObject(json["pulls"]) ? json["pulls"] : {}
+  // Rows written before external units existed have neither key: no external tracker or wiki.
+  const externalTracker = isJsonObject(json["externalTracker"]) ? json["externalTracker"] : {}
   const p = defaultUnits.pulls
   const i = defaultUnits.issues
   return {
@@ -98,7 +105,14 @@ const unitsOf = (value: unknown): RepositoryUnits => {
       defaultUpdateStyle: oneOf(updateStyles, pulls["defaultUpdateStyle"], p.defaultUpdateStyle),
       defaultAllowMaintainerEdit: flag(pulls, "defaultAllowMaintainerEdit", p.defaultAllowMaintainerEdit)
     },
-    wikiGloballyEditable: flag(json, "wikiGloballyEditable", false)
+    wikiGloballyEditable: flag(json, "wikiGloballyEditable", false),
+    externalTracker: {
+      url: textIn(externalTracker, "url"),
+      format: textIn(externalTracker, "format"),
+      style: textIn(externalTracker, "style"),
+      regexpPattern: textIn(externalTracker, "regexpPattern")
+    },
+    externalWikiUrl: textIn(json, "externalWikiUrl")
   }
 }
 
