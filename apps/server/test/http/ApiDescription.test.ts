@@ -1,6 +1,7 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { readFileSync } from "node:fs"
 import { at, request } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 
@@ -31,4 +32,25 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("the served API descriptio
         ["body"]
       )
     }))
+
+  it.effect("describes each of Forgejo's operations that Kiln serves at Forgejo's path and method", () =>
+    Effect.gen(function*() {
+      const served = operationPaths(at((yield* request("GET", "/swagger.v1.json")).body, "paths"))
+      const forgejo = operationPaths(JSON.parse(readFileSync(new URL("../../../../../shared/reference/forgejo-api-subset.json", import.meta.url), "utf8")).paths)
+      const moved = [...forgejo].flatMap(([id, where]) => served.has(id) && served.get(id) !== where ? [`${id}: ${served.get(id)}`] : [])
+      // Where the spec names the path itself (api-facts, "seed vs Forgejo" 12 and 13).
+      assert.deepStrictEqual(moved, [
+        "repoGetArchive: GET /repos/{owner}/{repo}/archive/{filepath}",
+        "repoGetCombinedStatusByRef: GET /repos/{owner}/{repo}/commits/{ref}/statuses"
+      ])
+    }))
 })
+
+/** operationId → "METHOD path" of a Swagger document's paths. */
+const operationPaths = (paths: unknown): Map<string, string> =>
+  new Map(Object.entries(paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, operation]) => {
+      const id = at(operation, "operationId")
+      return typeof id === "string" ? [[id, `${method.toUpperCase()} ${path}`] as const] : []
+    })
+  ))

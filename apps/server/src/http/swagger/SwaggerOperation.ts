@@ -10,7 +10,10 @@ import type { InlineResponse, SharedResponses } from "./SwaggerResponses.ts"
 import { isJsonObject, type SchemaContext, type SwaggerSchema, toSwaggerSchema } from "./SwaggerSchema.ts"
 import { requirementsFromOpenApi } from "./SwaggerSecurity.ts"
 
-/** `:name` → `{name}`, a trailing `*` → `{filepath}`, `::` → `:`, and the served prefix removed. */
+/**
+ * `:name` → `{name}`, a trailing `*` → `{filepath}` (but `:name/*`, a name that may hold slashes
+ * such as a branch's, stays `{name}`), `::` → `:`, and the served prefix removed.
+ */
 export const toSwaggerPath = (path: string, prefix: string, wildcard: string): string => {
   const trimmedPrefix = prefix.endsWith("/") ? prefix.slice(0, -1) : prefix
   const relative = trimmedPrefix !== "" && (path === trimmedPrefix || path.startsWith(`${trimmedPrefix}/`))
@@ -19,6 +22,7 @@ export const toSwaggerPath = (path: string, prefix: string, wildcard: string): s
   const templated = relative
     .replace(/(^|[^:]):(\w+)/g, (_, before: string, name: string) => `${before}{${name}}`)
     .replaceAll("::", ":")
+    .replace(/(\{\w+\})\/\*$/, "$1")
     .replace(/\*$/, `{${wildcard}}`)
   return templated === "" ? "/" : templated
 }
