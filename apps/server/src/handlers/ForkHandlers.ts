@@ -1,9 +1,11 @@
 /** `GET` and `POST /repos/{o}/{r}/forks` (api-facts §4.11). */
 import { Effect } from "effect"
+import { isPublicRepository } from "@kiln/domain/repo/Repositories"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { callerIsPublicOnly } from "../http/PublicOnlyToken.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
@@ -14,7 +16,9 @@ export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.f
     .handle("listForks", ({ params, query }) =>
       Effect.gen(function*() {
         const target = yield* lookup(params)
-        const forks = yield* repositories.listForks(yield* currentUser, target)
+        const visible = yield* repositories.listForks(yield* currentUser, target)
+        // A public-only token sees the public forks only, as it would through search.
+        const forks = (yield* callerIsPublicOnly) ? visible.filter(isPublicRepository) : visible
         yield* setPagingHeaders({ total: forks.length })
         // Without `page` Forgejo answers every fork.
         if (query.page === undefined) return forks.map(render)

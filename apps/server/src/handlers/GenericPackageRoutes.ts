@@ -7,7 +7,7 @@
  */
 import { Data, Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { hasScopes, isPublicOnly, scopeLevelForMethod } from "@kiln/domain/auth/AccessTokenScope"
+import { hasScopes, isPublicOnly, PUBLIC_ONLY_PACKAGE_MESSAGE, scopeLevelForMethod } from "@kiln/domain/auth/AccessTokenScope"
 import type { Principal } from "@kiln/domain/auth/Authentication"
 import { PACKAGE_ACCESS_MESSAGE, Packages } from "@kiln/domain/package/Packages"
 import type { User } from "@kiln/domain/user/User"
@@ -44,8 +44,9 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
       if (!hasScopes(scopes, [{ category: "package", level: scopeLevelForMethod(request.method) }])) {
         return yield* new Refused({ response: unauthorized })
       }
-      if (isPublicOnly(scopes) && owner.value.visibility === "private") {
-        return yield* new Refused({ response: text(403, "token scope is limited to public packages") })
+      // Not only private owners (Forgejo's rule): a limited owner's packages are not public either.
+      if (isPublicOnly(scopes) && owner.value.visibility !== "public") {
+        return yield* new Refused({ response: text(403, PUBLIC_ONLY_PACKAGE_MESSAGE) })
       }
     }
     const caller: Option.Option<User> = Option.map(principal, (signedIn) => signedIn.user)

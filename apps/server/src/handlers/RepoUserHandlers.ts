@@ -6,6 +6,7 @@ import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { refusePublicOnlyUser } from "../http/PublicOnlyToken.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fnUntraced(function*(handlers) {
@@ -37,6 +38,7 @@ export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fn
         const viewer = yield* currentUser
         const found = yield* users.findByName(params.username)
         if (Option.isNone(found)) return yield* errors.notFoundPlain(`user does not exist [uid: 0, name: ${params.username}]`)
+        yield* refusePublicOnlyUser(found.value)
         const page = pageFromQuery(query)
         const includePrivate = Option.isSome(viewer) && !(yield* publicOnly)
         const result = yield* repositories.listForOwner(viewer, found.value, includePrivate, page)

@@ -97,6 +97,8 @@ export class UserAccounts extends Context.Service<UserAccounts, {
     readonly keyword: string
     readonly id?: number | undefined
     readonly page: PageRequest
+    /** The caller's token is limited to public resources: public accounts only. */
+    readonly publicOnly?: boolean | undefined
   }) => Effect.Effect<Page<User>>
 }>()("@kiln/domain/user/UserAccounts") {}
 
@@ -238,7 +240,7 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher>
           keyword: query.keyword,
           matchEmail: Option.isSome(viewer),
           id: query.id,
-          visibilities: Option.match(viewer, {
+          visibilities: Option.match(query.publicOnly === true ? Option.none() : viewer, {
             onNone: () => ["public"],
             onSome: (v) => v.isAdmin ? ["public", "limited", "private"] : v.restricted ? ["public"] : ["public", "limited"]
           }),
