@@ -111,7 +111,7 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("public-only tokens", (it)
 
       // GET /orgs, /user/orgs and /users/{u}/orgs list public organizations only
       yield* createOrg(po.auth, "lim-org", { visibility: "limited" })
-      assert.includeMembers(names((yield* request("GET", "/api/v1/orgs", { auth: po.auth })).body), ["lim-org", "open-org"])
+      assert.includeMembers([...names((yield* request("GET", "/api/v1/orgs", { auth: po.auth })).body)], ["lim-org", "open-org"])
       assert.deepStrictEqual(names((yield* request("GET", "/api/v1/orgs", { auth: token })).body), ["open-org"])
       assert.include(names((yield* request("GET", "/api/v1/user/orgs", { auth: po.auth })).body), "hidden-org")
       assert.notInclude(names((yield* request("GET", "/api/v1/user/orgs", { auth: token })).body), "hidden-org")

@@ -50,7 +50,7 @@ import {
 import { RepositoryMoved } from "./RepositoryMoved.ts"
 import { bindRepositoryName, checkUsableRepositoryName, lowerRepositoryName } from "./RepositoryName.ts"
 import { RepositoryRedirectStore } from "./RepositoryRedirectStore.ts"
-import type { RepositorySearch } from "./RepositorySearch.ts"
+import { ownedBySearch, type RepositorySearch } from "./RepositorySearch.ts"
 import { type AccessFacts, RepositoryStore } from "./RepositoryStore.ts"
 import { Transactions } from "./Transactions.ts"
 
@@ -722,10 +722,10 @@ export const layer: Layer.Layer<
       remove,
       listForOwner: (viewer, owner, includePrivate, page) =>
         Effect.gen(function*() {
-          const result = yield* store.listForOwner(owner.id, includePrivate, page)
-          const items = yield* withAccess(viewer, result.items)
-          const siteAdmin = Option.isSome(viewer) && viewer.value.isAdmin
-          return { items: items.filter((item) => siteAdmin || item.access.hasAccess), total: result.total }
+          // The search applies the viewer's access in SQL, so that the page is full and its total
+          // (X-Total-Count) counts only what the viewer may see.
+          const result = yield* store.search(ownedBySearch(viewer, owner, includePrivate, page))
+          return { items: yield* withAccess(viewer, result.items), total: result.total }
         }),
       search: (viewer, query) =>
         Effect.gen(function*() {
