@@ -59,7 +59,9 @@ export const CommitStatusHandlers = HttpApiBuilder.group(Api, "repositoryStatuse
           description: payload.description ?? "",
           context: payload.context ?? ""
         }).pipe(Effect.mapError((error) =>
-          error._tag === "Forbidden" ? errors.forbidden(error.message) : errors.internal(error.message)))
+          error._tag === "Forbidden" ? errors.forbidden(error.message)
+            : error._tag === "Invalid" ? errors.validation(error.message)
+            : errors.internal(error.message)))
         return toCommitStatusJson(created, yield* viewOf(target, [created]))
       }))
     .handle("repoListStatuses", ({ params, query }) =>

@@ -5,6 +5,8 @@
  * This follows Go's parser closely enough for the rule: control characters, bad `%` escapes,
  * characters Go refuses in a host, and non-numeric ports fail; a rootless `http:x` passes, as in Go.
  */
+import { Effect } from "effect"
+import { Invalid } from "../errors.ts"
 
 const schemePattern = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s
 const controlPattern = /[\x00-\x1f\x7f]/
@@ -42,3 +44,9 @@ export const isValidHttpUrl = (text: string): boolean => {
   const host = authority.slice(authority.lastIndexOf("@") + 1)
   return validHost(host) && !badEscapePattern.test(path)
 }
+
+/** The binding rule on an optional field: "" passes, anything else must be valid (422 `[<Field>]: Url`). */
+export const checkHttpUrl = (value: string | undefined, field: string): Effect.Effect<void, Invalid> =>
+  value === undefined || value === "" || isValidHttpUrl(value)
+    ? Effect.void
+    : Effect.fail(new Invalid({ field, message: `[${field}]: Url` }))
