@@ -371,7 +371,9 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("organizations", (it) => {
 
       yield* request("PATCH", "/api/v1/admin/users/frank", { auth: admin, json: { allow_create_organization: false } })
       const notAllowed = yield* request("POST", "/api/v1/admin/users/frank/orgs", { auth: admin, json: { username: "x-org" } })
-      assert.deepStrictEqual([notAllowed.status, notAllowed.body], [500, { message: "user is not allowed to create organizations", url: errorUrl }])
+      // Forgejo's 500 with its text; Kiln's 500 bodies carry only a request id (review finding 16).
+      assert.strictEqual(notAllowed.status, 500)
+      assert.match(String(at(notAllowed.body, "message")), /^internal server error \(request id [0-9a-f]{16}\)/)
     }))
 
   it.effect("lists a user's organizations: all for themself and admins, public memberships of public ones for others (UORG-01 … UORG-05)", () =>
