@@ -22,6 +22,7 @@ import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import * as UnadoptedRepositories from "@kiln/domain/repo/UnadoptedRepositories"
+import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as AccountPurge from "@kiln/domain/user/AccountPurge"
@@ -166,12 +167,15 @@ export const DeletionGuards = Layer.mergeAll(
 export const QuotaSettings = Layer.effect(
   QuotaConfig,
   Effect.map(Effect.serviceOption(KilnConfig), (config) =>
-    QuotaConfig.of({ defaultGroups: Option.match(config, { onNone: () => [], onSome: (settings) => settings.quotaDefaultGroups }) }))
+    QuotaConfig.of({
+      defaultGroups: Option.match(config, { onNone: () => [], onSome: (settings) => settings.quotaDefaultGroups }),
+      enforce: Option.match(config, { onNone: () => false, onSome: (settings) => settings.quotaEnforce })
+    }))
 )
 
 export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, AccessTokens.layer, Authentication.layer)
   .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
-  .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
+  .pipe(Layer.merge(Layer.provideMerge(QuotaEnforcement.layer, QuotaService.layer).pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
   .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
   .pipe(Layer.merge(RepositoryContent))

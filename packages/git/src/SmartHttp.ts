@@ -38,6 +38,8 @@ export type GitAccessDecision =
   | { readonly kind: "not-found" }
   /** The repository was renamed: the same request goes to its current `owner/repo` (301). */
   | { readonly kind: "moved"; readonly owner: string; readonly repo: string }
+  /** A push to an owner over quota: refused (413) before git reads anything of it. */
+  | { readonly kind: "quota-exceeded" }
 
 export interface Push {
   readonly owner: string
@@ -258,6 +260,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         return plain(res, 404, "Not Found")
       case "moved":
         return plain(res, 301, "Moved Permanently", { Location: `${options.basePath ?? ""}${movedPath(url, decision)}` })
+      case "quota-exceeded":
+        return plain(res, 413, "Quota exceeded")
       case "allowed":
         break
     }

@@ -1,16 +1,19 @@
 /** `GET` and `POST /repos/{o}/{r}/forks` (api-facts §4.11). */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { isPublicRepository } from "@kiln/domain/repo/Repositories"
+import { UserStore } from "@kiln/domain/user/UserStore"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { callerIsPublicOnly } from "../http/PublicOnlyToken.ts"
+import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.fnUntraced(function*(handlers) {
   const { repositories, lookup, failure, render } = yield* makeRepoRequests
+  const users = yield* UserStore
 
   return handlers
     .handle("listForks", ({ params, query }) =>
@@ -31,6 +34,11 @@ export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.f
         const target = yield* lookup(params)
         const principal = yield* requireSignedIn
         yield* requireCodeRead(target)
+        // The fork counts against its owner; an unknown organization is the fork's own 422.
+        const owner = payload.organization === undefined || payload.organization === ""
+          ? Option.some(principal.user)
+          : yield* users.findByName(payload.organization)
+        if (Option.isSome(owner)) yield* requireWithinQuota(owner.value, "size:repos:all")
         const fork = yield* repositories.fork(principal.user, target, {
           organization: payload.organization,
           name: payload.name

@@ -7,6 +7,7 @@ import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { refusePublicOnlyOrganization } from "../http/PublicOnlyToken.ts"
+import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUntraced(function*(handlers) {
@@ -27,6 +28,7 @@ export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUn
   const create = (org: User, payload: Parameters<typeof createInput>[0]) =>
     Effect.gen(function*() {
       const principal = yield* requireSignedIn
+      yield* requireWithinQuota(org, "size:repos:all")
       const created = yield* repositories.create(principal.user, org, createInput(payload)).pipe(Effect.mapError(failure))
       return render(created)
     })

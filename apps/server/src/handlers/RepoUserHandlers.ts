@@ -7,6 +7,7 @@ import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { refusePublicOnlyUser } from "../http/PublicOnlyToken.ts"
+import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fnUntraced(function*(handlers) {
@@ -28,6 +29,7 @@ export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fn
     .handle("createCurrentUserRepo", ({ payload }) =>
       Effect.gen(function*() {
         const principal = yield* requireSignedIn
+        yield* requireWithinQuota(principal.user, "size:repos:all")
         const created = yield* repositories.create(principal.user, principal.user, createInput(payload)).pipe(
           Effect.mapError(failure)
         )
