@@ -1,8 +1,8 @@
 /** `GET` and `POST /repos/{o}/{r}/forks` (api-facts §4.11). */
 import { Effect, Option } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 import { isPublicRepository } from "@kiln/domain/repo/Repositories"
 import { UserStore } from "@kiln/domain/user/UserStore"
-import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
