@@ -24,6 +24,7 @@ import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import * as UnadoptedRepositories from "@kiln/domain/repo/UnadoptedRepositories"
+import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as AccountPurge from "@kiln/domain/user/AccountPurge"
@@ -173,7 +174,10 @@ export const DeletionGuards = Layer.mergeAll(
 export const QuotaSettings = Layer.effect(
   QuotaConfig,
   Effect.map(Effect.serviceOption(KilnConfig), (config) =>
-    QuotaConfig.of({ defaultGroups: Option.match(config, { onNone: () => [], onSome: (settings) => settings.quotaDefaultGroups }) }))
+    QuotaConfig.of({
+      defaultGroups: Option.match(config, { onNone: () => [], onSome: (settings) => settings.quotaDefaultGroups }),
+      enforce: Option.match(config, { onNone: () => false, onSome: (settings) => settings.quotaEnforce })
+    }))
 )
 
 /** KILN_SIGNIN_* and KILN_PASSWORD_HASH_MAX_CONCURRENT; an embedding without a KilnConfig gets the defaults. */
@@ -202,7 +206,7 @@ export const Services = Layer.mergeAll(
   Authentication.layer.pipe(Layer.provide(Layer.merge(SignInLimitsLive, PasswordDerivationsLive)))
 )
   .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
-  .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
+  .pipe(Layer.merge(Layer.provideMerge(QuotaEnforcement.layer, QuotaService.layer).pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
   .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
   .pipe(Layer.merge(RepositoryContent))

@@ -43,6 +43,8 @@ export type GitAccessDecision =
   | { readonly kind: "moved"; readonly owner: string; readonly repo: string }
   /** Too many sign-ins: 429, to be tried again after this many seconds. */
   | { readonly kind: "throttled"; readonly retryAfterSeconds: number }
+  /** A push to an owner over quota: refused (413) before git reads anything of it. */
+  | { readonly kind: "quota-exceeded" }
 
 export interface Push {
   readonly owner: string
@@ -292,6 +294,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         return plain(res, 429, "Too Many Requests", { "Retry-After": String(decision.retryAfterSeconds) })
       case "moved":
         return plain(res, 301, "Moved Permanently", { Location: `${options.basePath ?? ""}${movedPath(url, decision)}` })
+      case "quota-exceeded":
+        return plain(res, 413, "Quota exceeded")
       case "allowed":
         break
     }

@@ -7,6 +7,7 @@ import {
   ApiInternalError,
   ApiMovedPermanentlyResponse,
   ApiNotFound,
+  ApiQuotaExceeded,
   ApiUnauthorized,
   ApiValidationFailed
 } from "../http/ApiErrors.ts"
@@ -39,6 +40,6 @@ export class ForkApi extends HttpApiGroup.make("repositoryFork").add(
     params: repoPath,
     payload: CreateForkOption,
     success: RepositoryJson.pipe(HttpApiSchema.status(202)),
-    error: [...Errors, ApiConflict]
+    error: [...Errors, ApiConflict, ApiQuotaExceeded]
   }).annotate(OpenApi.Summary, "Fork a repository")
 ).annotate(ScopeCategories, ["repository"]).prefix(API_PREFIX) {}

@@ -4,6 +4,7 @@ import {
   ApiConflict,
   ApiForbidden,
   ApiInternalError,
+  ApiQuotaExceeded,
   ApiUnauthorized,
   ApiValidationFailed
 } from "../http/ApiErrors.ts"
@@ -40,6 +41,6 @@ export class MigrateApi extends HttpApiGroup.make("repositoryMigrate").add(
   HttpApiEndpoint.post("repoMigrate", "/repos/migrate", {
     payload: MigrateRepoOptions,
     success: RepositoryJson.pipe(HttpApiSchema.status(201)),
-    error: [ApiUnauthorized, ApiForbidden, ApiConflict, ApiValidationFailed, ApiInternalError]
+    error: [ApiUnauthorized, ApiForbidden, ApiConflict, ApiValidationFailed, ApiInternalError, ApiQuotaExceeded]
   }).annotate(OpenApi.Summary, "Migrate a remote git repository")
 ).annotate(ScopeCategories, ["repository"]).prefix(API_PREFIX) {}

@@ -13,6 +13,7 @@ import {
   ApiMovedPermanentlyResponse,
   ApiNotFound,
   ApiPayloadTooLarge,
+  ApiQuotaExceeded,
   ApiUnauthorized,
   ApiValidationFailed
 } from "../http/ApiErrors.ts"
@@ -107,7 +108,7 @@ export class ReleasesApi extends HttpApiGroup.make("release").add(
     query: { name: Schema.optional(Schema.String.annotate({ description: "name of the attachment" })) },
     payload: [UploadForm, HttpApiSchema.StreamUint8Array()],
     success: AttachmentJson.pipe(HttpApiSchema.status(201)),
-    error: [...Errors, ApiBadRequest, ApiPayloadTooLarge]
+    error: [...Errors, ApiBadRequest, ApiPayloadTooLarge, ApiQuotaExceeded]
   }).annotate(OpenApi.Summary, "Create a release attachment"),
   HttpApiEndpoint.get("repoGetReleaseAttachment", "/repos/:owner/:repo/releases/:id/assets/:attachment_id", {
     params: asset,

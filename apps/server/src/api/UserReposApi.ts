@@ -7,6 +7,7 @@ import {
   ApiForbidden,
   ApiInternalError,
   ApiNotFound,
+  ApiQuotaExceeded,
   ApiUnauthorized,
   ApiValidationFailed
 } from "../http/ApiErrors.ts"
@@ -32,6 +33,7 @@ export const CreateRepoOption = optionPayload("CreateRepoOption", {
 })
 
 export const CreateErrors = [
+  ApiQuotaExceeded,
   ApiBadRequest,
   ApiUnauthorized,
   ApiForbidden,

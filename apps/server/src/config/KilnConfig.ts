@@ -38,6 +38,8 @@ export interface KilnSettings {
   readonly signingEmail: string
   readonly signingKeyPassphrase: Option.Option<Redacted.Redacted<string>>
   readonly quotaDefaultGroups: ReadonlyArray<string>
+  /** KILN_QUOTA_ENFORCE: refuse writes of owners over quota (off: quotas only report, as the spec says). */
+  readonly quotaEnforce: boolean
   readonly attachmentMaxSize: number
   /** One JSON line per request on standard output. */
   readonly accessLog: boolean
@@ -134,6 +136,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const signingEmail = yield* readEach(problems, "KILN_SIGNING_EMAIL", Config.option(Config.String("KILN_SIGNING_EMAIL")))
   const signingKeyPassphrase = yield* readEach(problems, "KILN_SIGNING_KEY_PASSPHRASE", Config.option(Config.Redacted("KILN_SIGNING_KEY_PASSPHRASE")))
   const quotaDefaultGroups = yield* readEach(problems, "KILN_QUOTA_DEFAULT_GROUPS", Config.String("KILN_QUOTA_DEFAULT_GROUPS").pipe(Config.withDefault("")))
+  const quotaEnforce = yield* readEach(problems, "KILN_QUOTA_ENFORCE", Config.Boolean("KILN_QUOTA_ENFORCE").pipe(Config.withDefault(false)))
   const migrationsAllowLocal = yield* readEach(problems, "KILN_MIGRATIONS_ALLOW_LOCAL", Config.Boolean("KILN_MIGRATIONS_ALLOW_LOCAL").pipe(Config.withDefault(false)))
   const migrationsAllowedDomains = yield* readEach(problems, "KILN_MIGRATIONS_ALLOWED_DOMAINS", Config.String("KILN_MIGRATIONS_ALLOWED_DOMAINS").pipe(Config.withDefault("")))
   const migrationsAllowLocalPaths = yield* readEach(problems, "KILN_MIGRATIONS_ALLOW_LOCAL_PATHS", Config.Boolean("KILN_MIGRATIONS_ALLOW_LOCAL_PATHS").pipe(Config.withDefault(false)))
@@ -163,7 +166,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     signInMaxFailuresPerAccount === undefined || signInMaxFailuresPerAddress === undefined ||
     signInFailureWindowSeconds === undefined || passwordHashMaxConcurrent === undefined || markdownMaxSize === undefined || markdownMaxQueue === undefined ||
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
-    signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
+    signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined || quotaEnforce === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
     migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined || archiveMaxConcurrent === undefined ||
     gitPackCacheMaxSize === undefined
@@ -197,6 +200,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     signingEmail: Option.getOrElse(signingEmail, () => `noreply@${new URL(rootUrl).hostname}`),
     signingKeyPassphrase,
     quotaDefaultGroups: quotaDefaultGroups.split(",").map((name) => name.trim()).filter((name) => name !== ""),
+    quotaEnforce,
     migrationsAllowLocal,
     migrationsAllowedDomains: migrationsAllowedDomains.split(",").map((name) => name.trim()).filter((name) => name !== ""),
     migrationsAllowLocalPaths,

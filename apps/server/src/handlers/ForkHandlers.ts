@@ -1,20 +1,27 @@
 /** `GET` and `POST /repos/{o}/{r}/forks` (api-facts §4.11). */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import { isPublicRepository } from "@kiln/domain/repo/Repositories"
+import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { callerIsPublicOnly } from "../http/PublicOnlyToken.ts"
+import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.fnUntraced(function*(handlers) {
   const { repositories, lookup, failure, render } = yield* makeRepoRequests
+  const users = yield* UserStore
 
   return handlers
     .handle("listForks", ({ params, query }) =>
       Effect.gen(function*() {
         const target = yield* lookup(params)
-        const forks = yield* repositories.listForks(yield* currentUser, target)
+        const visible = yield* repositories.listForks(yield* currentUser, target)
+        // A public-only token sees the public forks only, as it would through search.
+        const forks = (yield* callerIsPublicOnly) ? visible.filter(isPublicRepository) : visible
         yield* setPagingHeaders({ total: forks.length })
         // Without `page` Forgejo answers every fork.
         if (query.page === undefined) return forks.map(render)
@@ -27,6 +34,11 @@ export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.f
         const target = yield* lookup(params)
         const principal = yield* requireSignedIn
         yield* requireCodeRead(target)
+        // The fork counts against its owner; an unknown organization is the fork's own 422.
+        const owner = payload.organization === undefined || payload.organization === ""
+          ? Option.some(principal.user)
+          : yield* users.findByName(payload.organization)
+        if (Option.isSome(owner)) yield* requireWithinQuota(owner.value, "size:repos:all")
         const fork = yield* repositories.fork(principal.user, target, {
           organization: payload.organization,
           name: payload.name

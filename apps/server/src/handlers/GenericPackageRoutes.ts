@@ -7,12 +7,15 @@
  */
 import { Data, Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { hasScopes, isPublicOnly, scopeLevelForMethod } from "@kiln/domain/auth/AccessTokenScope"
+import { hasScopes, isPublicOnly, PUBLIC_ONLY_PACKAGE_MESSAGE, scopeLevelForMethod } from "@kiln/domain/auth/AccessTokenScope"
 import type { Principal } from "@kiln/domain/auth/Authentication"
+import { atLeast } from "@kiln/domain/org/AccessMode"
 import { PACKAGE_ACCESS_MESSAGE, Packages } from "@kiln/domain/package/Packages"
+import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
 import type { User } from "@kiln/domain/user/User"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { KilnConfig } from "../config/KilnConfig.ts"
+import { QUOTA_EXCEEDED_MESSAGE } from "../http/QuotaGate.ts"
 import { contentDisposition, fileResponse } from "./BlobResponse.ts"
 import { type CallerRefusal, makeRouteCaller } from "./RouteCaller.ts"
 
@@ -26,6 +29,7 @@ class Refused extends Data.TaggedError("Refused")<{ readonly response: HttpServe
 
 export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const packages = yield* Packages
+  const quotas = yield* QuotaEnforcement
   const users = yield* UserStore
   const config = yield* KilnConfig
   const callerOf = yield* makeRouteCaller
@@ -45,8 +49,9 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
       if (!hasScopes(scopes, [{ category: "package", level: scopeLevelForMethod(request.method) }])) {
         return yield* new Refused({ response: unauthorized })
       }
-      if (isPublicOnly(scopes) && owner.value.visibility === "private") {
-        return yield* new Refused({ response: text(403, "token scope is limited to public packages") })
+      // Not only private owners (Forgejo's rule): a limited owner's packages are not public either.
+      if (isPublicOnly(scopes) && owner.value.visibility !== "public") {
+        return yield* new Refused({ response: text(403, PUBLIC_ONLY_PACKAGE_MESSAGE) })
       }
     }
     const caller: Option.Option<User> = Option.map(principal, (signedIn) => signedIn.user)
@@ -87,6 +92,12 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
 
   yield* router.add("PUT", file, route(Effect.gen(function*() {
     const { caller, owner, request } = yield* context
+    // Forgejo's enforcePackagesQuota, after the write check, before the body is read.
+    if (Option.isSome(caller) && atLeast(yield* packages.access(caller, owner), "write")) {
+      yield* quotas.require(owner, "size:assets:packages:all").pipe(
+        Effect.mapError(() => new Refused({ response: text(413, QUOTA_EXCEEDED_MESSAGE) }))
+      )
+    }
     yield* packages.upload(caller, owner, yield* path, request.stream, config.attachmentMaxSize)
     return HttpServerResponse.empty({ status: 201 })
   })))

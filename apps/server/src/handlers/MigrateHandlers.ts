@@ -1,16 +1,27 @@
 /** `POST /repos/migrate` (api-facts §4.12). */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
 import { requireSignedIn } from "../http/Caller.ts"
+import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const MigrateHandlers = HttpApiBuilder.group(Api, "repositoryMigrate", Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, failure, render } = yield* makeRepoRequests
+  const users = yield* UserStore
 
   return handlers.handle("repoMigrate", ({ payload }) =>
     Effect.gen(function*() {
       const principal = yield* requireSignedIn
+      // The migration counts against its owner (`repo_owner`, else `uid`, else the caller); an
+      // unknown owner is the migration's own 422.
+      const owner = payload.repo_owner !== undefined && payload.repo_owner !== ""
+        ? yield* users.findByName(payload.repo_owner)
+        : payload.uid !== undefined && payload.uid !== 0
+        ? yield* users.findById(payload.uid)
+        : Option.some(principal.user)
+      if (Option.isSome(owner)) yield* requireWithinQuota(owner.value, "size:repos:all")
       const migrated = yield* repositories.migrate(principal.user, {
         cloneAddr: payload.clone_addr,
         repoName: payload.repo_name,

@@ -16,6 +16,7 @@ import { ApiErrors } from "../http/ApiErrors.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { RouteOrganization } from "../http/OrgAssignment.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { callerIsPublicOnly } from "../http/PublicOnlyToken.ts"
 import { toCreateOrganizationInput, toEditOrganizationInput, toOrganizationJson } from "../wire/Organization.ts"
 import { siteUrls, userJsonFor } from "../wire/User.ts"
 import { OrgHookHandlers } from "./OrgHookHandlers.ts"
@@ -47,7 +48,8 @@ export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUn
   const listFor = (viewer: User, user: User, query: PagingParams) =>
     Effect.gen(function*() {
       const page = pageFromQuery(query)
-      const result = yield* organizations.listForUser(Option.some(viewer), user, page)
+      // A public-only token lists what anyone may see: public organizations, public memberships.
+      const result = yield* organizations.listForUser((yield* callerIsPublicOnly) ? Option.none() : Option.some(viewer), user, page)
       yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
       return result.items.map(toJson)
     })
@@ -69,8 +71,8 @@ export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUn
       Effect.gen(function*() {
         const viewer = yield* currentUser
         const page = pageFromQuery(query)
-        // Forgejo reads the token's public-only flag after this handler has answered: never here.
-        const result = yield* organizations.list(viewer, { page, publicOnly: false })
+        // Forgejo reads the token's public-only flag only after this handler has answered; Kiln before.
+        const result = yield* organizations.list(viewer, { page, publicOnly: yield* callerIsPublicOnly })
         yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
         return result.items.map(toJson)
       }))

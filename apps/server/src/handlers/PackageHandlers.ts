@@ -7,6 +7,7 @@ import { Api } from "../api/Api.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { currentUser } from "../http/Caller.ts"
+import { refusePublicOnlyPackageOwner } from "../http/PublicOnlyToken.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { toPackageJson } from "../wire/Package.ts"
 import { siteUrls, userJsonFor } from "../wire/User.ts"
@@ -23,6 +24,7 @@ export const PackageHandlers = HttpApiBuilder.group(Api, "package", Effect.fnUnt
       const viewer = yield* currentUser
       const owner = yield* users.findByName(params.owner)
       if (Option.isNone(owner)) return yield* errors.notFoundPlain(`user does not exist [uid: 0, name: ${params.owner}]`)
+      yield* refusePublicOnlyPackageOwner(owner.value)
       const page = pageFromQuery(query)
       const type = (query.type ?? "").trim()
       if (type !== "" && type !== "all" && type !== "generic") {

@@ -6,13 +6,14 @@ import type { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "@kil
 import type { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import type { BlobStorageFailure, BlobTooLarge } from "@kiln/domain/release/BlobStorage"
 import type { Attachment } from "@kiln/domain/release/Release"
-import { Releases, type UnknownTarget } from "@kiln/domain/release/Releases"
+import { canWriteReleases, Releases, type UnknownTarget } from "@kiln/domain/release/Releases"
 import type { AccessibleRepository } from "@kiln/domain/repo/Repositories"
 import type { User } from "@kiln/domain/user/User"
 import { Api } from "../api/Api.ts"
 import type { CreateReleaseOption, EditReleaseOption } from "../api/ReleasesApi.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { attachmentUrl, toAttachmentJson } from "../wire/Attachment.ts"
 import { toAssetsJson, toReleaseJson } from "../wire/Release.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
@@ -201,6 +202,8 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
     .handleRaw("repoCreateReleaseAttachment", ({ params, query, request }) =>
       Effect.gen(function*() {
         const { target, doer } = yield* lookupSigned(params)
+        // After the write check (Forgejo's reqRepoWriter, then EnforceQuotaAPI), before the body is read.
+        if (canWriteReleases(target)) yield* requireWithinQuota(target.owner, "size:assets:attachments:releases")
         const attachment = yield* upload(doer, target, formInt(params.id), request, query.name ?? "")
         return assetJson(attachment)
       }))

@@ -10,6 +10,7 @@ import type { EditRepoOption } from "../api/ReposApi.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
+import { refusePublicOnlyRepository } from "../http/PublicOnlyToken.ts"
 import { RepositoryJson, SearchResultsJson, toCollaboratorPermissionJson } from "../wire/Repository.ts"
 import { userJsonFor } from "../wire/User.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
@@ -95,6 +96,8 @@ export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUnt
       Effect.gen(function*() {
         const viewer = yield* currentUser
         const found = yield* repositories.accessibleById(viewer, formInt(params.id)).pipe(Effect.mapError(() => errors.notFound()))
+        // Forgejo's GetByID misses checkTokenPublicOnly; the rule of /repos/{owner}/{repo} applies.
+        yield* refusePublicOnlyRepository(found)
         return render(found)
       }))
     .handle("repoEdit", ({ params, payload }) =>

@@ -6,6 +6,8 @@ import type { User } from "@kiln/domain/user/User"
 import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { refusePublicOnlyOrganization } from "../http/PublicOnlyToken.ts"
+import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUntraced(function*(handlers) {
@@ -18,12 +20,15 @@ export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUn
   const organization = (name: string, viewer: Option.Option<User>, visible: boolean) =>
     repositories.organization(viewer, name, visible).pipe(
       Effect.mapError((error) =>
-        error.message === ORG_HIDDEN_MESSAGE ? errors.notFound(ORG_HIDDEN_MESSAGE) : errors.notFound("GetOrgByName", error.message))
+        error.message === ORG_HIDDEN_MESSAGE ? errors.notFound(ORG_HIDDEN_MESSAGE) : errors.notFound("GetOrgByName", error.message)),
+      // `/orgs/{org}/**` is Forgejo's orgAssignment group, with checkTokenPublicOnly.
+      Effect.tap(refusePublicOnlyOrganization)
     )
 
   const create = (org: User, payload: Parameters<typeof createInput>[0]) =>
     Effect.gen(function*() {
       const principal = yield* requireSignedIn
+      yield* requireWithinQuota(org, "size:repos:all")
       const created = yield* repositories.create(principal.user, org, createInput(payload)).pipe(Effect.mapError(failure))
       return render(created)
     })
@@ -53,6 +58,7 @@ export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUn
           Effect.mapError((error) =>
             error.message === ORG_HIDDEN_MESSAGE ? errors.notFound(ORG_HIDDEN_MESSAGE) : errors.validation(error.message))
         )
+        yield* refusePublicOnlyOrganization(org)
         return yield* create(org, payload)
       }))
 }))

@@ -13,6 +13,7 @@ import type { CreateRepoOption } from "../api/UserReposApi.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors, ApiMovedPermanently } from "../http/ApiErrors.ts"
 import { Caller } from "../http/Caller.ts"
+import { callerIsPublicOnly } from "../http/PublicOnlyToken.ts"
 import { movedLocation } from "../http/RepositoryRedirect.ts"
 import { toRepositoryJson } from "../wire/Repository.ts"
 import { siteUrls } from "../wire/User.ts"
@@ -49,7 +50,7 @@ export const makeRepoRequests = Effect.gen(function*() {
       onSome: (principal) => Option.match(principal.scopes, { onNone: () => false, onSome: isPublicOnly })
     })
 
-  const publicOnly = Effect.map(Effect.service(Caller), publicOnlyFor)
+  const publicOnly = callerIsPublicOnly
 
   /**
    * Statuses: Invalid 422 (400 for an unknown readme template), Forbidden 403, AlreadyExists 409,

@@ -6,6 +6,8 @@ import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { refusePublicOnlyUser } from "../http/PublicOnlyToken.ts"
+import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fnUntraced(function*(handlers) {
@@ -27,6 +29,7 @@ export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fn
     .handle("createCurrentUserRepo", ({ payload }) =>
       Effect.gen(function*() {
         const principal = yield* requireSignedIn
+        yield* requireWithinQuota(principal.user, "size:repos:all")
         const created = yield* repositories.create(principal.user, principal.user, createInput(payload)).pipe(
           Effect.mapError(failure)
         )
@@ -37,6 +40,7 @@ export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fn
         const viewer = yield* currentUser
         const found = yield* users.findByName(params.username)
         if (Option.isNone(found)) return yield* errors.notFoundPlain(`user does not exist [uid: 0, name: ${params.username}]`)
+        yield* refusePublicOnlyUser(found.value)
         const page = pageFromQuery(query)
         const includePrivate = Option.isSome(viewer) && !(yield* publicOnly)
         const result = yield* repositories.listForOwner(viewer, found.value, includePrivate, page)

@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { atLeast } from "@kiln/domain/org/AccessMode"
 import { Teams } from "@kiln/domain/org/Teams"
-import { Repositories } from "@kiln/domain/repo/Repositories"
+import { isPublicRepository, Repositories } from "@kiln/domain/repo/Repositories"
 import type { User } from "@kiln/domain/user/User"
 import { UserAccounts } from "@kiln/domain/user/UserAccounts"
 import { Api } from "../api/Api.ts"
@@ -12,6 +12,7 @@ import { ApiErrors } from "../http/ApiErrors.ts"
 import { currentUser } from "../http/Caller.ts"
 import { RouteOrganization } from "../http/OrgAssignment.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { callerIsPublicOnly, refusePublicOnlyRepository } from "../http/PublicOnlyToken.ts"
 import { RouteTeam } from "../http/TeamAssignment.ts"
 import { toOrganizationJson } from "../wire/Organization.ts"
 import { toRepositoryJson } from "../wire/Repository.ts"
@@ -28,7 +29,9 @@ export const TeamHandlers = Effect.gen(function*() {
   /** The repository of a team route, looked up in the team's organization whatever `{org}` says. */
   const teamRepository = (organization: User, name: string) =>
     Effect.flatMap(currentUser, (viewer) =>
-      Effect.mapError(repositories.accessible(viewer, organization.name, name), () => errors.notFound()))
+      Effect.mapError(repositories.accessible(viewer, organization.name, name), () => errors.notFound())).pipe(
+        Effect.tap(refusePublicOnlyRepository)
+      )
   /** Adding or removing a team repository needs admin-level access to it (any team member may try). */
   const administeredRepository = (organization: User, name: string) =>
     Effect.flatMap(teamRepository(organization, name), (target) =>
@@ -101,9 +104,10 @@ export const TeamHandlers = Effect.gen(function*() {
         const { team, organization } = yield* RouteTeam
         const viewer = yield* currentUser
         const page = pageFromQuery(query)
+        const publicOnly = yield* callerIsPublicOnly
         // A team with all repositories covers every repository of its organization without rows.
         if (team.includesAllRepositories) {
-          const all = yield* repositories.listForOwner(viewer, organization, true, page)
+          const all = yield* repositories.listForOwner(viewer, organization, !publicOnly, page)
           yield* setPagingHeaders({ total: all.total })
           return all.items.map((item) => toRepositoryJson(item, urls))
         }
@@ -111,7 +115,9 @@ export const TeamHandlers = Effect.gen(function*() {
         yield* setPagingHeaders({ total: listed.total })
         const found = yield* Effect.forEach(listed.items, (repositoryId) =>
           Effect.option(repositories.accessibleById(viewer, repositoryId)), { concurrency: 4 })
-        return found.flatMap((item) => Option.isSome(item) ? [toRepositoryJson(item.value, urls)] : [])
+        return found.flatMap((item) =>
+          Option.isSome(item) && (!publicOnly || isPublicRepository(item.value)) ? [toRepositoryJson(item.value, urls)] : []
+        )
           .sort((a, b) => a.name.localeCompare(b.name))
       })),
     orgListTeamRepo: HttpApiBuilder.handler(Api, "organization", "orgListTeamRepo", ({ params }) =>

@@ -12,6 +12,7 @@ import { ApiErrors } from "../http/ApiErrors.ts"
 import { Caller, currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
+import { callerIsPublicOnly, refusePublicOnlyUser } from "../http/PublicOnlyToken.ts"
 import { toAccessTokenJson } from "../wire/AccessToken.ts"
 import { toPublicKeyJson } from "../wire/PublicKey.ts"
 import { siteUrls, toUserJson, UserJson, userJsonFor } from "../wire/User.ts"
@@ -86,7 +87,12 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         const viewer = yield* currentUser
         const page = pageFromQuery(query)
         const uid = formInt(query.uid)
-        const result = yield* accounts.search(viewer, { keyword: query.q ?? "", id: uid > 0 ? uid : undefined, page })
+        const result = yield* accounts.search(viewer, {
+          keyword: query.q ?? "",
+          id: uid > 0 ? uid : undefined,
+          page,
+          publicOnly: yield* callerIsPublicOnly
+        })
         yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
         return { data: result.items.map(userJsonFor({ user: viewer }, urls)), ok: true }
       }))
@@ -96,6 +102,8 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         const user = yield* accounts.visibleByName(viewer, params.username).pipe(
           Effect.mapError((e) => errors.notFoundPlain(e.message))
         )
+        // After the visibility check (Forgejo checks before it), so that a 403 reveals no hidden account.
+        yield* refusePublicOnlyUser(user)
         return plainJsonResponse(UserJson, userJsonFor({ user: viewer }, urls)(user))
       }))
     .handle("userListKeys", ({ params, query }) =>
@@ -104,6 +112,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         const owner = yield* accounts.visibleByName(viewer, params.username).pipe(
           Effect.mapError((e) => errors.notFoundPlain(e.message))
         )
+        yield* refusePublicOnlyUser(owner)
         return yield* listKeys(viewer, owner, query)
       }))
     .handle("userGetTokens", ({ params, query }) =>

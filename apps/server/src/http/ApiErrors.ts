@@ -24,6 +24,12 @@ export class ApiNotFound extends Schema.Error<ApiNotFound>("APINotFound")({
 }, { httpApiStatus: 404 }) {}
 export class ApiConflict extends Schema.Error<ApiConflict>("ApiConflict")(body, { httpApiStatus: 409 }) {}
 export class ApiPayloadTooLarge extends Schema.Error<ApiPayloadTooLarge>("ApiPayloadTooLarge")(body, { httpApiStatus: 413 }) {}
+/** Forgejo's `quotaExceeded` response: the owner the write would count against, no `url`. */
+export class ApiQuotaExceeded extends Schema.Error<ApiQuotaExceeded>("APIQuotaExceeded")({
+  message: Schema.String,
+  user_id: Schema.Number,
+  username: Schema.String
+}, { httpApiStatus: 413 }) {}
 export class ApiValidationFailed extends Schema.Error<ApiValidationFailed>("APIValidationError")(body, { httpApiStatus: 422 }) {}
 export class ApiLocked extends Schema.Error<ApiLocked>("ApiLocked")(body, { httpApiStatus: 423 }) {}
 /** Overloaded for now (the markdown queue is full); always sent with `Retry-After`. */

@@ -20,6 +20,7 @@ import { hasScopes, isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
 import { Authentication, type Principal } from "@kiln/domain/auth/Authentication"
 import { Branches } from "@kiln/domain/git/Branches"
 import { atLeast } from "@kiln/domain/org/AccessMode"
+import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
 import { Repositories } from "@kiln/domain/repo/Repositories"
 import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
 import {
@@ -53,6 +54,7 @@ const allowed = (path: string): GitAccessDecision => ({ kind: "allowed", path })
 const unauthorized: GitAccessDecision = { kind: "unauthorized" }
 const forbidden: GitAccessDecision = { kind: "forbidden" }
 const notFound: GitAccessDecision = { kind: "not-found" }
+const quotaExceeded: GitAccessDecision = { kind: "quota-exceeded" }
 
 export const make = Effect.gen(function*() {
   const config = yield* KilnConfig
@@ -60,6 +62,7 @@ export const make = Effect.gen(function*() {
   const repositories = yield* Repositories
   const store = yield* RepositoryStore
   const branches = yield* Branches
+  const quotas = yield* QuotaEnforcement
   const services = yield* Effect.context<never>()
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
   // The same directory the GitStorage adapter keeps repositories in (Application.ts).
@@ -115,6 +118,8 @@ export const make = Effect.gen(function*() {
       const admin = atLeast(access.mode, "admin")
       if (!atLeast(code, "read") && !admin) return notFound
       if (!pull && ((!atLeast(code, "write") && !admin) || repository.isMirror)) return forbidden
+      // Forgejo's githttp: a push (its advertisement as well) to an owner over quota is refused.
+      if (!pull && Result.isFailure(yield* Effect.result(quotas.require(owner, "size:repos:all")))) return quotaExceeded
       return allowed(path)
     })
 

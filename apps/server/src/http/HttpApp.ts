@@ -29,6 +29,7 @@ import * as GenericPackageRoutes from "../handlers/GenericPackageRoutes.ts"
 import { isUploadRequest, uploadBodyLimit } from "../handlers/UploadRequests.ts"
 import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigMatcherLive.ts"
 import { accessLog } from "./AccessLog.ts"
+import { crossSiteRequestGuard } from "./CrossSiteRequestGuard.ts"
 import { forgejoErrorResponses } from "./ErrorResponses.ts"
 import * as ApiErrors from "./ApiErrors.ts"
 import * as Authentication from "./Authentication.ts"
@@ -82,11 +83,13 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   })
   const errorResponses = forgejoErrorResponses(errorUrl, git.isGitPath)
   const guard = textInputGuard(errorUrl, git.isGitPath)
+  const crossSite = crossSiteRequestGuard(config.rootUrl, errorUrl)
   // Router-wide rather than `serve`'s middleware: with none there (and tracing off), the server
   // handles each request in a single continuation frame. The error shaping sits outside the body
-  // limit, whose 413 it shapes too; the input guard inside it, so that its read is limited.
+  // limit, whose 413 it shapes too; the input guard inside it, so that its read is limited. The
+  // cross-site refusal reads only headers, so it comes before any body is read.
   const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    errorResponses(limits(guard(app)))
+    errorResponses(crossSite(limits(guard(app))))
   const bodyLimitAndLog = HttpRouter.middleware((app) => config.accessLog ? accessLog(boundary(app)) : boundary(app), {
     global: true
   })

@@ -13,7 +13,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
-import { isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
+import { isPublicOnly, PUBLIC_ONLY_ORG_MESSAGE } from "@kiln/domain/auth/AccessTokenScope"
 import { ORG_HIDDEN_MESSAGE } from "@kiln/domain/org/Organization"
 import { Organizations } from "@kiln/domain/org/Organizations"
 import { OrgMembers } from "@kiln/domain/org/OrgMembers"
@@ -38,7 +38,6 @@ export class OrgAssignment extends HttpApiMiddleware.Service<OrgAssignment, {
   provides: RouteOrganization
 }>()("@kiln/server/OrgAssignment", { error: [ApiUnauthorized, ApiForbidden, ApiNotFound] }) {}
 
-export const PUBLIC_ORGS_ONLY_MESSAGE = "token scope is limited to public orgs"
 
 export const layer = Layer.effect(
   OrgAssignment,
@@ -58,7 +57,7 @@ export const layer = Layer.effect(
         )
         const scopes = Option.flatMap(caller.principal, (principal) => principal.scopes)
         if (Option.isSome(scopes) && isPublicOnly(scopes.value) && organization.visibility !== "public") {
-          return yield* errors.forbidden(PUBLIC_ORGS_ONLY_MESSAGE)
+          return yield* errors.forbidden(PUBLIC_ONLY_ORG_MESSAGE)
         }
         for (const step of Context.get(endpoint.annotations, OrgGate)) {
           const principal = yield* signedIn

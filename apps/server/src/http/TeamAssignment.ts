@@ -5,7 +5,9 @@
  * 2. `reqToken` (401), then `reqTeamMembership`: team members, organization owners and site admins
  *    pass, other organization members get 403 `Must be a team member`, everyone else 404 (so a
  *    private organization's teams stay hidden from outsiders without a check of its own);
- * 3. with `TeamGate` "owner", `reqOrgOwnership`: 404 for anyone but owners and site admins.
+ * 3. with `TeamGate` "owner", `reqOrgOwnership`: 404 for anyone but owners and site admins;
+ * 4. `checkTokenPublicOnly`: a public-only token is refused the teams of an organization that is
+ *    not public (403; Forgejo's check finds no organization in this group and lets it through).
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
@@ -17,6 +19,7 @@ import { Teams } from "@kiln/domain/org/Teams"
 import type { User } from "@kiln/domain/user/User"
 import { ApiErrors, ApiForbidden, ApiNotFound, ApiUnauthorized } from "./ApiErrors.ts"
 import { Caller, requireSignedIn } from "./Caller.ts"
+import { refusePublicOnlyOrganization } from "./PublicOnlyToken.ts"
 
 /** Declared on endpoints with `.annotate(TeamGate, "owner")`; "member" is `reqTeamMembership` alone. */
 export const TeamGate = Context.Reference<"member" | "owner">("@kiln/server/TeamGate", { defaultValue: () => "member" })
@@ -62,6 +65,7 @@ export const layer = Layer.effect(
         if (Context.get(endpoint.annotations, TeamGate) === "owner") {
           yield* Effect.mapError(members.requireTeamOwner(principal.user, team), notFound)
         }
+        yield* Effect.provideService(refusePublicOnlyOrganization(organization), ApiErrors, errors)
         return yield* Effect.provideService(httpEffect, RouteTeam, { team, organization })
       })
     )

@@ -200,7 +200,8 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("repositories", (it) => {
       assert.strictEqual((own.body as ReadonlyArray<unknown>).length, 3)
       const other = yield* request("GET", "/api/v1/users/gail/repos", { auth: hank.auth })
       assert.strictEqual((other.body as ReadonlyArray<unknown>).length, 2)
-      assert.strictEqual(other.headers.get("x-total-count"), "3")
+      // Forgejo counts the repositories hank may not see as well (review finding 16); Kiln does not.
+      assert.strictEqual(other.headers.get("x-total-count"), "2")
 
       const search = (query: string, auth?: TestServer.Auth) => request("GET", `/api/v1/repos/search?${query}`, { auth })
       const names = (body: unknown) => ((at(body, "data") as ReadonlyArray<unknown>) ?? []).map((repo) => at(repo, "name"))

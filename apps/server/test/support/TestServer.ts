@@ -43,6 +43,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   signingEmail: "noreply@kiln.test",
   signingKeyPassphrase: Option.none(),
   quotaDefaultGroups: [],
+  quotaEnforce: false,
   attachmentMaxSize: 100 * 1024 * 1024,
   migrationsAllowLocal: false,
   migrationsAllowedDomains: [],

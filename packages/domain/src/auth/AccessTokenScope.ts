@@ -139,6 +139,12 @@ export const requireScopes = (
 
 /** Forgejo's 403 text when a public-only token reaches a repository that is not public. */
 export const PUBLIC_ONLY_REPO_MESSAGE = "token scope is limited to public repos"
+/** ... an organization that is not public. */
+export const PUBLIC_ONLY_ORG_MESSAGE = "token scope is limited to public orgs"
+/** ... a user that is not public. */
+export const PUBLIC_ONLY_USER_MESSAGE = "token scope is limited to public users"
+/** ... the packages of a private owner. */
+export const PUBLIC_ONLY_PACKAGE_MESSAGE = "token scope is limited to public packages"
 
 /** Whether the token is limited to public repositories, organizations and users. */
 export const isPublicOnly = (tokenScopes: ReadonlyArray<AccessTokenScope>): boolean =>

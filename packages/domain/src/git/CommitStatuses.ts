@@ -5,8 +5,9 @@
  * [routers/api/v1/repo/status.go, services/repository/commitstatus, models/git/commit_status.go]
  */
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { Forbidden } from "../errors.ts"
+import { Forbidden, type Invalid } from "../errors.ts"
 import { atLeast } from "../org/AccessMode.ts"
+import { checkHttpUrl } from "../org/HttpUrl.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import type { AccessibleRepository } from "../repo/Repositories.ts"
 import type { User } from "../user/User.ts"
@@ -57,7 +58,7 @@ export class CommitStatuses extends Context.Service<CommitStatuses, {
     target: AccessibleRepository,
     ref: string,
     input: CreateStatusInput
-  ) => Effect.Effect<CommitStatus, Forbidden | CommitUnresolvable>
+  ) => Effect.Effect<CommitStatus, Forbidden | Invalid | CommitUnresolvable>
   /** Every status of the commit `ref` names (a ref that names none is used as it is: no statuses). */
   readonly list: (target: AccessibleRepository, ref: string, query: StatusListQuery) => Effect.Effect<Page<CommitStatus>, Forbidden>
   /** None when the commit has no status at all, as in an empty repository (Forgejo: 500 there). */
@@ -97,6 +98,7 @@ export const layer: Layer.Layer<CommitStatuses, never, GitStorage | CommitStatus
       create: (doer, target, ref, input) =>
         Effect.gen(function*() {
           if (!canWrite(target)) return yield* new Forbidden({ message: REQUIRE_CODE_WRITE_MESSAGE })
+          yield* checkHttpUrl(input.targetUrl.trim(), "TargetURL")
           const commit = yield* git.resolveCommit(locationOf(target), ref).pipe(
             Effect.mapError(() => new CommitUnresolvable({ message: `GetCommit[${ref}]: object does not exist [id: ${ref}, rel_path: ]` }))
           )

@@ -7,8 +7,10 @@ import { Schema } from "effect"
 // Control characters, DEL, space and the characters git reserves for revision syntax.
 const forbiddenCharacter = /[\u0000-\u001f\u007f \\~^:?*[]/
 
-// Each component of a loose ref is a file name: past 255 bytes no file system stores it (git's own
-// rule has no limit, so Forgejo fails such a name with a 500 when it writes the ref).
+/**
+ * A loose ref is a file, each component a path segment: no file system takes a segment over 255
+ * bytes, so such a ref can neither be created nor exist (git would fail with "File name too long").
+ */
 const MAX_COMPONENT_BYTES = 255
 
 const utf8Length = (text: string): number => {
@@ -35,8 +37,7 @@ export const isValidRefName = (name: string): boolean =>
   !name.includes("//") &&
   !name.includes("@{") &&
   name.split("/").every((component) =>
-    !component.startsWith(".") && !component.endsWith(".lock") &&
-    (component.length * 3 <= MAX_COMPONENT_BYTES || utf8Length(component) <= MAX_COMPONENT_BYTES)
+    !component.startsWith(".") && !component.endsWith(".lock") && utf8Length(component) <= MAX_COMPONENT_BYTES
   )
 
 /** A branch or tag name that passes {@link isValidRefName}. */

@@ -5,6 +5,8 @@
  * This follows Go's parser closely enough for the rule: control characters, bad `%` escapes,
  * characters Go refuses in a host, and non-numeric ports fail; a rootless `http:x` passes, as in Go.
  */
+import { Effect } from "effect"
+import { Invalid } from "../errors.ts"
 
 const schemePattern = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s
 const controlPattern = /[\x00-\x1f\x7f]/
@@ -87,3 +89,9 @@ export const isValidExternalTrackerFormat = (text: string): boolean => {
   }
   return true
 }
+
+/** The binding rule on an optional field: "" passes, anything else must be valid (422 `[<Field>]: Url`). */
+export const checkHttpUrl = (value: string | undefined, field: string): Effect.Effect<void, Invalid> =>
+  value === undefined || value === "" || isValidHttpUrl(value)
+    ? Effect.void
+    : Effect.fail(new Invalid({ field, message: `[${field}]: Url` }))

@@ -4,7 +4,7 @@
 import { Effect, Schema } from "effect"
 import { Invalid } from "../errors.ts"
 import type { QuotaRuleDefinition } from "./QuotaRule.ts"
-import { makeRule, QuotaRule } from "./QuotaRule.ts"
+import { checkQuotaName, makeRule, QuotaRule } from "./QuotaRule.ts"
 
 export const QuotaGroup = Schema.Struct({
   name: Schema.NonEmptyString,
@@ -25,9 +25,7 @@ export interface QuotaGroupDefinition {
  */
 export const makeGroup = (definition: QuotaGroupDefinition): Effect.Effect<QuotaGroup, Invalid> =>
   Effect.gen(function*() {
-    if (definition.name === "") {
-      return yield* new Invalid({ message: "[Name]: Required", field: "name" })
-    }
+    yield* checkQuotaName(definition.name)
     const rules = yield* Effect.forEach(definition.rules ?? [], makeRule)
     return { name: definition.name, rules }
   })

@@ -57,15 +57,22 @@ const checkLimit = (limit: number): Effect.Effect<number, Invalid> =>
     ? Effect.succeed(limit)
     : Effect.fail(new Invalid({ message: `[Limit]: must be a 64-bit integer, got ${limit}`, field: "limit" }))
 
+/** Forgejo keeps quota rule and group names in `varchar(255)` columns. */
+export const QUOTA_NAME_MAX_LENGTH = 255
+
+/** A rule or group name: 422 `[Name]: Required` when empty, `[Name]: MaxSize` past 255 characters. */
+export const checkQuotaName = (name: string): Effect.Effect<void, Invalid> =>
+  name === "" ? Effect.fail(new Invalid({ message: "[Name]: Required", field: "name" }))
+    : [...name].length > QUOTA_NAME_MAX_LENGTH ? Effect.fail(new Invalid({ message: "[Name]: MaxSize", field: "name" }))
+    : Effect.void
+
 /**
  * Validates a rule definition: the name must not be empty, an omitted limit is 0, and every subject
  * must be one of the subjects (Invalid `unrecognized quota limit subject: [subject: s]` otherwise).
  */
 export const makeRule = (definition: QuotaRuleDefinition): Effect.Effect<QuotaRule, Invalid> =>
   Effect.gen(function*() {
-    if (definition.name === "") {
-      return yield* new Invalid({ message: "[Name]: Required", field: "name" })
-    }
+    yield* checkQuotaName(definition.name)
     const limit = yield* checkLimit(definition.limit ?? 0)
     const subjects = yield* parseSubjects(definition.subjects ?? [])
     return { name: definition.name, limit, subjects }

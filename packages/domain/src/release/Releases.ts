@@ -172,7 +172,7 @@ export class Releases extends Context.Service<Releases, {
 const canRead = (target: AccessibleRepository): boolean =>
   atLeast(target.access.units["repo.releases"], "read") || atLeast(target.access.mode, "admin")
 
-const canWrite = (target: AccessibleRepository): boolean =>
+export const canWriteReleases = (target: AccessibleRepository): boolean =>
   atLeast(target.access.units["repo.releases"], "write") || atLeast(target.access.mode, "admin")
 
 const requireRead = (target: AccessibleRepository) =>
@@ -181,7 +181,7 @@ const requireRead = (target: AccessibleRepository) =>
 const requireWrite = (target: AccessibleRepository) =>
   Effect.andThen(
     requireRead(target),
-    canWrite(target) ? Effect.void : Effect.fail(new Forbidden({ message: WRITE_RELEASES_MESSAGE }))
+    canWriteReleases(target) ? Effect.void : Effect.fail(new Forbidden({ message: WRITE_RELEASES_MESSAGE }))
   )
 
 const locationOf = (target: AccessibleRepository): RepositoryLocation => ({ owner: target.owner.name, name: target.repository.name })
@@ -210,7 +210,7 @@ export const layer: Layer.Layer<
         Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(releaseMissing(id)))
 
     /** A draft exists only for callers who may write the releases (Forgejo's 404 for everybody else). */
-    const visibleTo = (target: AccessibleRepository, release: Release): boolean => !release.isDraft || canWrite(target)
+    const visibleTo = (target: AccessibleRepository, release: Release): boolean => !release.isDraft || canWriteReleases(target)
 
     /** As `findRelease`, with drafts hidden from readers. */
     const findVisibleRelease = (target: AccessibleRepository, id: number) =>
@@ -326,7 +326,7 @@ export const layer: Layer.Layer<
         Effect.gen(function*() {
           yield* requireRead(target)
           const page = yield* store.list(target.repository.id, {
-            includeDrafts: canWrite(target),
+            includeDrafts: canWriteReleases(target),
             isDraft: input.isDraft,
             isPrerelease: input.isPrerelease,
             keyword: input.keyword

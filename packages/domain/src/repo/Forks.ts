@@ -24,7 +24,7 @@ import {
   type RepositoryChanges,
   repositoryFilesExistMessage
 } from "./Repository.ts"
-import { checkUsableRepositoryName } from "./RepositoryName.ts"
+import { checkUsableRepositoryName, REPOSITORY_NAME_MAX_LENGTH } from "./RepositoryName.ts"
 import type { RepositoryRedirectStore } from "./RepositoryRedirectStore.ts"
 import type { RepositoryStore } from "./RepositoryStore.ts"
 
@@ -147,6 +147,9 @@ export const makeForks = (deps: ForkDeps) => {
       }
       const taken = new AlreadyExists({ message: `repository already exists [uname: ${owner.name}, name: ${name}]` })
       if (Option.isSome(yield* store.find(owner.name, name))) return yield* taken
+      // CreateForkOption has no binding rules in Forgejo; a name past the repository limit would
+      // fail on disk, so it gets the limit of CreateRepoOption.
+      if ([...name].length > REPOSITORY_NAME_MAX_LENGTH) return yield* new Invalid({ field: "Name", message: "[Name]: MaxSize" })
       yield* checkUsableRepositoryName(name)
       yield* refuseLeftFiles(deps, { owner: owner.name, name })
       const transfers = yield* GitTransfers

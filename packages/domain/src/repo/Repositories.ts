@@ -20,6 +20,7 @@ import { RepositoryDirectories } from "../git/RepositoryDirectories.ts"
 import { isValidRefName } from "../git/RefName.ts"
 import { type AccessMode, atLeast, parseAccessMode } from "../org/AccessMode.ts"
 import { ORG_HIDDEN_MESSAGE, orgNotFoundMessage, ownsRepositoriesMessage } from "../org/Organization.ts"
+import { checkHttpUrl } from "../org/HttpUrl.ts"
 import { canSeeAccount } from "../org/OrgVisibility.ts"
 import { repositoryAccess, type RepositoryAccess } from "../org/RepositoryAccess.ts"
 import { isOwnerTeam } from "../org/Team.ts"
@@ -47,7 +48,7 @@ import {
 import { RepositoryMoved } from "./RepositoryMoved.ts"
 import { bindRepositoryName, checkUsableRepositoryName, lowerRepositoryName } from "./RepositoryName.ts"
 import { RepositoryRedirectStore } from "./RepositoryRedirectStore.ts"
-import type { RepositorySearch } from "./RepositorySearch.ts"
+import { ownedBySearch, type RepositorySearch } from "./RepositorySearch.ts"
 import { type AccessFacts, RepositoryStore } from "./RepositoryStore.ts"
 import { Transactions } from "./Transactions.ts"
 import { toggledUnits } from "./UnitToggles.ts"
@@ -278,6 +279,12 @@ const decidedWithoutFacts = (viewer: Option.Option<User>, owned: OwnedRepository
 const maxSize = (value: string | undefined, max: number, field: string): Effect.Effect<void, Invalid> =>
   value !== undefined && [...value].length > max ? Effect.fail(new Invalid({ field, message: `[${field}]: MaxSize` })) : Effect.void
 
+/** `[DefaultBranch]: GitRefName|MaxSize`; "" is "not given". */
+const checkDefaultBranch = (value: string): Effect.Effect<void, Invalid> =>
+  value !== "" && !isValidRefName(value)
+    ? Effect.fail(new Invalid({ field: "DefaultBranch", message: "[DefaultBranch]: GitRefName" }))
+    : maxSize(value, 100, "DefaultBranch")
+
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
 
 const locationOf = (owned: OwnedRepository): RepositoryLocation => ({ owner: owned.owner.name, name: owned.repository.name })
@@ -451,10 +458,7 @@ export const layer: Layer.Layer<
         yield* bindRepositoryName(input.name, "Name")
         yield* maxSize(input.description, 2048, "Description")
         const defaultBranchInput = input.defaultBranch ?? ""
-        if (defaultBranchInput !== "" && !isValidRefName(defaultBranchInput)) {
-          return yield* new Invalid({ field: "DefaultBranch", message: "[DefaultBranch]: GitRefName" })
-        }
-        yield* maxSize(defaultBranchInput, 100, "DefaultBranch")
+        yield* checkDefaultBranch(defaultBranchInput)
         yield* maxSize(input.objectFormatName, 6, "ObjectFormatName")
         if (!(yield* mayCreateIn(doer, owner))) return yield* new Forbidden({ message: NOT_ALLOWED_IN_ORG_MESSAGE })
 
@@ -528,6 +532,9 @@ export const layer: Layer.Layer<
         if (input.name !== undefined && input.name !== "") yield* bindRepositoryName(input.name, "Name")
         yield* maxSize(input.description, 2048, "Description")
         yield* maxSize(input.website, 1024, "Website")
+        yield* checkHttpUrl(input.website, "Website")
+        // Checked whatever the repository holds: an empty one stores the name as it is given.
+        yield* checkDefaultBranch(input.defaultBranch ?? "")
         if (input.defaultMergeStyle !== undefined && !isMergeStyle(input.defaultMergeStyle)) {
           return yield* new Invalid({ field: "DefaultMergeStyle", message: "[DefaultMergeStyle]: In" })
         }
@@ -560,7 +567,7 @@ export const layer: Layer.Layer<
 
         const from = locationOf(target)
         const to: RepositoryLocation = { owner: owner.name, name: newName }
-        const newBranch = input.defaultBranch
+        const newBranch = input.defaultBranch === "" ? undefined : input.defaultBranch
         const switchBranch = newBranch !== undefined && newBranch !== repository.defaultBranch &&
           (repository.isEmpty || (yield* branchExists(from, newBranch)))
         if (switchBranch) changes.defaultBranch = newBranch
@@ -669,10 +676,10 @@ export const layer: Layer.Layer<
       remove,
       listForOwner: (viewer, owner, includePrivate, page) =>
         Effect.gen(function*() {
-          const result = yield* store.listForOwner(owner.id, includePrivate, page)
-          const items = yield* withAccess(viewer, result.items)
-          const siteAdmin = Option.isSome(viewer) && viewer.value.isAdmin
-          return { items: items.filter((item) => siteAdmin || item.access.hasAccess), total: result.total }
+          // The search applies the viewer's access in SQL, so that the page is full and its total
+          // (X-Total-Count) counts only what the viewer may see.
+          const result = yield* store.search(ownedBySearch(viewer, owner, includePrivate, page))
+          return { items: yield* withAccess(viewer, result.items), total: result.total }
         }),
       search: (viewer, query) =>
         Effect.gen(function*() {

@@ -215,3 +215,29 @@ export const parseOwnSearch = (
       page
     }
   })
+
+/**
+ * The repositories `owner` owns that `viewer` may see, oldest first: `GET /users/{u}/repos`,
+ * `GET /orgs/{org}/repos`. `includePrivate`: signed in without a public-only token.
+ */
+export const ownedBySearch = (
+  viewer: Option.Option<User>,
+  owner: User,
+  includePrivate: boolean,
+  page: PageRequest
+): RepositorySearch => ({
+  keyword: "",
+  topicOnly: false,
+  includeDescription: false,
+  ownerId: owner.id,
+  collaborate: Option.some(false),
+  includePrivateMemberships: false,
+  fork: Option.none(),
+  mirror: Option.none(),
+  isPrivate: includePrivate ? Option.none() : Option.some(false),
+  archived: Option.none(),
+  template: Option.none(),
+  visibility: visibilityFor(viewer, includePrivate, owner.id),
+  order: Option.some({ sort: "id", descending: false }),
+  page
+})

@@ -36,8 +36,6 @@ export class RepositoryStore extends Context.Service<RepositoryStore, {
    * and the repository's own forks become plain repositories (Forgejo's DeleteRepository).
    */
   readonly remove: (id: number) => Effect.Effect<void>
-  /** An owner's repositories by id; private ones only when asked. `total` counts the whole set. */
-  readonly listForOwner: (ownerId: number, includePrivate: boolean, page: PageRequest) => Effect.Effect<Page<OwnedRepository>>
   readonly search: (query: RepositorySearch) => Effect.Effect<Page<OwnedRepository>>
   readonly countForOwner: (ownerId: number) => Effect.Effect<number>
   /** The forks of a repository, by id. */

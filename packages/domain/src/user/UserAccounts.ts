@@ -8,6 +8,7 @@ import type { Page, PageRequest } from "../Paging.ts"
 import { PasswordDerivations } from "../auth/PasswordDerivations.ts"
 import { PasswordHasher } from "../auth/PasswordHasher.ts"
 import { isValidHttpUrl } from "../org/HttpUrl.ts"
+import { Transactions } from "../repo/Transactions.ts"
 import { bindEmailForAdmin, checkEmailForAdmin } from "./EmailAddress.ts"
 import { type AccountChanges, newAccount, type User } from "./User.ts"
 import { bindUserName, checkUsableUserName } from "./UserName.ts"
@@ -98,15 +99,24 @@ export class UserAccounts extends Context.Service<UserAccounts, {
     readonly keyword: string
     readonly id?: number | undefined
     readonly page: PageRequest
+    /** The caller's token is limited to public resources: public accounts only. */
+    readonly publicOnly?: boolean | undefined
   }) => Effect.Effect<Page<User>>
 }>()("@kiln/domain/user/UserAccounts") {}
 
-export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher | PasswordDerivations> = Layer.effect(
+export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher | PasswordDerivations | Transactions> = Layer.effect(
   UserAccounts,
   Effect.gen(function*() {
     const store = yield* UserStore
     const hasher = yield* PasswordHasher
     const derivations = yield* PasswordDerivations
+    const transactions = yield* Transactions
+
+    /** Inside a transaction: fails with `message` when `user` is the only site administrator left. */
+    const refuseLastAdmin = (user: User, message: string) =>
+      user.isAdmin
+        ? Effect.flatMap(store.lockAdmins(), (admins) => admins <= 1 ? Effect.fail(new Conflict({ message })) : Effect.void)
+        : Effect.void
 
     const byName = (name: string) =>
       Effect.flatMap(store.findByName(name), (found) =>
@@ -172,15 +182,13 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher 
         }
         changes.email = input.email
       }
-      if (input.password !== undefined && passwordText(input.password) !== "") {
-        if ([...passwordText(input.password)].length < MIN_PASSWORD_LENGTH) {
-          return yield* new Invalid({ field: "Password", message: `password must be at least ${MIN_PASSWORD_LENGTH} characters` })
-        }
-        yield* store.setPasswordHash(user.id, yield* derivations.waiting(hasher.hash(input.password)))
+      const newPassword = input.password !== undefined && passwordText(input.password) !== "" ? input.password : undefined
+      if (newPassword !== undefined && [...passwordText(newPassword)].length < MIN_PASSWORD_LENGTH) {
+        return yield* new Invalid({ field: "Password", message: `password must be at least ${MIN_PASSWORD_LENGTH} characters` })
       }
-      if (input.admin === false && user.isAdmin && (yield* store.countAdmins()) <= 1) {
-        return yield* new Conflict({ message: "cannot remove the last admin" })
-      }
+      // Hashed before the transaction (its locks are not held for the derivation), in the turns
+      // every derivation takes.
+      const passwordHash = newPassword === undefined ? undefined : yield* derivations.waiting(hasher.hash(newPassword))
       const assign = <K extends keyof AccountChanges>(key: K, value: AccountChanges[K] | undefined) => {
         if (value !== undefined) changes[key] = value
       }
@@ -200,7 +208,12 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher 
       assign("restricted", input.restricted)
       assign("visibility", input.visibility)
       changes.updatedAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      return yield* store.update(user.id, changes)
+      // All or nothing: the password and the other changes land together, after every check.
+      return yield* transactions.run(Effect.gen(function*() {
+        if (input.admin === false) yield* refuseLastAdmin(user, "cannot remove the last admin")
+        if (passwordHash !== undefined) yield* store.setPasswordHash(user.id, passwordHash)
+        return yield* store.update(user.id, changes)
+      }))
     })
 
     const remove = Effect.fnUntraced(function*(name: string, doer: User, purge: boolean) {
@@ -209,9 +222,9 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher 
       const user = found.value
       if (user.kind === "organization") return yield* new Conflict({ message: `${user.name} is an organization not a user` })
       if (user.id === doer.id) return yield* new Conflict({ message: "you cannot delete yourself" })
-      if (user.isAdmin && (yield* store.countAdmins()) <= 1) {
-        return yield* new Conflict({ message: `can not delete the last admin user [uid: ${user.id}]` })
-      }
+      const lastAdmin = `can not delete the last admin user [uid: ${user.id}]`
+      // Checked before a purge removes anything, and again, locked, where the row goes.
+      yield* transactions.run(refuseLastAdmin(user, lastAdmin))
       if (purge) {
         for (const purger of yield* AccountPurgers) yield* purger(user)
       } else {
@@ -220,7 +233,7 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher 
           if (Option.isSome(refusal)) return yield* new Conflict({ message: refusal.value })
         }
       }
-      yield* store.remove(user.id)
+      yield* transactions.run(Effect.andThen(refuseLastAdmin(user, lastAdmin), store.remove(user.id)))
     })
 
     return UserAccounts.of({
@@ -240,7 +253,7 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher 
           keyword: query.keyword,
           matchEmail: Option.isSome(viewer),
           id: query.id,
-          visibilities: Option.match(viewer, {
+          visibilities: Option.match(query.publicOnly === true ? Option.none() : viewer, {
             onNone: () => ["public"],
             onSome: (v) => v.isAdmin ? ["public", "limited", "private"] : v.restricted ? ["public"] : ["public", "limited"]
           }),

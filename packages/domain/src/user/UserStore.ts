@@ -51,5 +51,9 @@ export class UserStore extends Context.Service<UserStore, {
   readonly list: (query: AccountListQuery) => Effect.Effect<Page<User>>
   readonly search: (query: AccountSearchQuery) => Effect.Effect<Page<User>>
   readonly count: (kind: AccountKind) => Effect.Effect<number>
-  readonly countAdmins: () => Effect.Effect<number>
+  /**
+   * The number of site administrators, their rows locked until the transaction ends: run inside
+   * one, a concurrent demotion or deletion waits and then counts what this one left.
+   */
+  readonly lockAdmins: () => Effect.Effect<number>
 }>()("@kiln/domain/user/UserStore") {}

@@ -270,13 +270,6 @@ export const layer = Layer.effect(
           yield* sql`UPDATE repositories SET fork_id = 0, is_fork = false WHERE fork_id = ${id}`
           yield* sql`DELETE FROM repositories WHERE id = ${id}`
         })).pipe(Effect.orDie),
-      listForOwner: (ownerId, includePrivate, request) =>
-        Effect.gen(function*() {
-          const condition = includePrivate ? sql`r.owner_id = ${ownerId}` : sql`r.owner_id = ${ownerId} AND NOT r.is_private`
-          const [count] = yield* sql<{ total: unknown }>`SELECT count(*) AS total FROM repositories r WHERE ${condition}`
-          const rows = yield* sql`SELECT ${ownedColumns} FROM ${fromOwned} WHERE ${condition} ORDER BY r.id ${page(request)}`.values
-          return { items: owned(rows), total: int(count?.total ?? 0) }
-        }).pipe(Effect.orDie),
       search: (query) =>
         Effect.map(searchRows(query), ({ rows, total }) => ({ items: rows, total })),
       countForOwner: (ownerId) =>

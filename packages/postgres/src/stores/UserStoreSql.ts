@@ -268,8 +268,9 @@ export const layer = Layer.effect(
       },
       count: (kind) =>
         sql<{ total: unknown }>`SELECT count(*) AS total FROM users WHERE kind = ${kind}`.pipe(Effect.map(totalOf), Effect.orDie),
-      countAdmins: () =>
-        sql<{ total: unknown }>`SELECT count(*) AS total FROM users WHERE kind = 'individual' AND is_admin`.pipe(
+      lockAdmins: () =>
+        sql<{ total: unknown }>`SELECT count(*) AS total
+          FROM (SELECT id FROM users WHERE kind = 'individual' AND is_admin FOR UPDATE) admins`.pipe(
           Effect.map(totalOf),
           Effect.orDie
         )
