@@ -130,11 +130,20 @@ const writeInitialCommit = (gitdir: string, branch: string, initial: InitialComm
     return yield* Effect.promise(() => readCommitInfo(gitdir, {}, id))
   })
 
-const directorySize = async (path: string): Promise<number> => {
+/**
+ * Bytes under `path`. Another process's push or repack may add and delete files and directories as
+ * we walk: what vanished no longer counts (a directory included), and the caller retries a walk
+ * that failed otherwise.
+ */
+const directorySize = async (path: string, top = true): Promise<number> => {
   let total = 0
-  for (const entry of await readdir(path, { withFileTypes: true })) {
+  const entries = await readdir(path, { withFileTypes: true }).catch((error: unknown) => {
+    if (!top && errorCode(error) === "ENOENT") return []
+    throw error
+  })
+  for (const entry of entries) {
     const child = join(path, entry.name)
-    if (entry.isDirectory()) total += await directorySize(child)
+    if (entry.isDirectory()) total += await directorySize(child, false)
     else if (entry.isFile()) {
       // A concurrent repack may delete files as we walk; they no longer count.
       total += await lstat(child).then((s) => s.size, (error: unknown) => {
@@ -329,7 +338,11 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
         }),
 
       sizeInBytes: (location) =>
-        Effect.flatMap(open(location), ({ gitdir }) => Effect.promise(() => directorySize(gitdir))),
+        Effect.flatMap(open(location), ({ gitdir }) =>
+          Effect.tryPromise({ try: () => directorySize(gitdir), catch: (error) => error }).pipe(
+            Effect.retry({ times: 3, schedule: Schedule.exponential("20 millis") }),
+            Effect.orDie
+          )),
 
       listBranches: (location) =>
         Effect.flatMap(open(location), ({ gitdir, cache }) =>
