@@ -17,7 +17,8 @@ import { ZeroId } from "@kiln/domain/git/RefUpdate"
 import { isMissing, peelToCommit, readCommitInfo, toIsomorphicActor } from "./CommitReading.ts"
 import { type GitCommandOptions, readRefs, runGit } from "./GitCommand.ts"
 import { PackCaches } from "./PackCaches.ts"
-import { isLeftover, isStorageName, ownerPath, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
+import { isLeftBehind } from "./ProcessWorkOwner.ts"
+import { isStorageName, leftoverOf, ownerPath, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
 
 export interface GitStorageOptions {
   /** How many repositories keep a warm pack cache (each may hold its packs in memory). Default 32. */
@@ -155,14 +156,19 @@ const directorySize = async (path: string, top = true): Promise<number> => {
   return total
 }
 
-/** Staging and trash directories left by a crash mid-create or mid-remove. */
+/**
+ * Staging and trash directories left by a process that died mid-create or mid-remove. Those of a
+ * live process (another one on this data directory) are its work in progress and stay.
+ */
 const sweepLeftovers = (root: string) =>
   Effect.promise(async () => {
     await mkdir(root, { recursive: true })
     for (const owner of await readdir(root, { withFileTypes: true })) {
       if (!owner.isDirectory()) continue
-      for (const entry of await readdir(join(root, owner.name))) {
-        if (isLeftover(entry)) await rm(join(root, owner.name, entry), { recursive: true, force: true })
+      for (const entry of await readdir(join(root, owner.name)).catch(() => [])) {
+        const found = leftoverOf(entry)
+        const path = join(root, owner.name, entry)
+        if (found !== undefined && await isLeftBehind(path, found.owner)) await rm(path, { recursive: true, force: true })
       }
     }
   })
