@@ -12,6 +12,11 @@ import * as WriteLocksSql from "./WriteLocksSql.ts"
 /** True when the client is a PostgreSQL server's (other processes may share it). */
 export const isServer = (pg: PgClient.PgClient): boolean => pg.config.stream === undefined
 
+/** Whether the database in context may be shared with other processes. */
+export const acrossProcesses: Effect.Effect<boolean, never, PgClient.PgClient> = Effect.gen(function*() {
+  return isServer(yield* PgClient.PgClient)
+})
+
 export const layer = Layer.unwrap(Effect.gen(function*() {
   const acrossProcesses = isServer(yield* PgClient.PgClient)
   return Layer.mergeAll(

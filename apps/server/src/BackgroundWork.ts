@@ -1,0 +1,28 @@
+/**
+ * This process's job worker, with every periodic task of the application: each runs once per due
+ * time across all processes on the database (PeriodicTask), whichever process takes it.
+ */
+import { Effect, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { Jobs } from "@kiln/domain/coordination/Jobs"
+import type * as PeriodicTask from "@kiln/domain/coordination/PeriodicTask"
+import { type Client, EmbeddedStatistics } from "@kiln/postgres"
+import * as Coordination from "@kiln/postgres/coordination/Coordination"
+import * as JobHistory from "@kiln/postgres/coordination/JobHistory"
+import type * as JobsSql from "@kiln/postgres/coordination/JobsSql"
+import * as JobWorker from "@kiln/postgres/coordination/JobWorker"
+
+export const layer: Layer.Layer<never, never, Client | Jobs | JobsSql.JobWakeUp> = Layer.unwrap(
+  Effect.gen(function*() {
+    const server = yield* Coordination.acrossProcesses
+    // A server's autovacuum keeps its statistics; the embedded database needs ANALYZE.
+    const tasks: ReadonlyArray<PeriodicTask.PeriodicTask<SqlClient.SqlClient>> = server
+      ? [JobHistory.task()]
+      : [JobHistory.task(), EmbeddedStatistics.task()]
+    const scheduled = Layer.effectDiscard(Effect.forEach(tasks, (task) => task.schedule, { discard: true }))
+    return Layer.merge(
+      JobWorker.layer(tasks.map((task) => task.handler), { ...JobWorker.defaultOptions, listen: server }),
+      scheduled
+    )
+  })
+)
