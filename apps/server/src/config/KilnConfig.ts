@@ -37,6 +37,8 @@ export interface KilnSettings {
   readonly migrationsMaxSize: number
   /** Bytes of archives kept on disk; past it, those used longest ago are removed. */
   readonly archiveCacheMaxSize: number
+  /** Seconds a stopping server (SIGTERM) gives in-flight requests, clones and pushes to finish. */
+  readonly shutdownTimeout: number
 }
 
 export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
@@ -108,6 +110,11 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const accessLog = yield* readEach(problems, "KILN_ACCESS_LOG", Config.Boolean("KILN_ACCESS_LOG").pipe(Config.withDefault(true)))
   const migrationsMaxSize = yield* readEach(problems, "KILN_MIGRATIONS_MAX_SIZE", byteCount("KILN_MIGRATIONS_MAX_SIZE", 2048 * MiB))
   const archiveCacheMaxSize = yield* readEach(problems, "KILN_ARCHIVE_CACHE_MAX_SIZE", byteCount("KILN_ARCHIVE_CACHE_MAX_SIZE", 1024 * MiB))
+  const shutdownTimeout = yield* readEach(
+    problems,
+    "KILN_SHUTDOWN_TIMEOUT",
+    Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })), "KILN_SHUTDOWN_TIMEOUT").pipe(Config.withDefault(30))
+  )
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -129,7 +136,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
-    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined
+    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined ||
+    shutdownTimeout === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -158,7 +166,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     migrationsAllowLocalPaths,
     migrationsMaxSize,
     archiveCacheMaxSize,
-    accessLog
+    accessLog,
+    shutdownTimeout
   }
 })
 

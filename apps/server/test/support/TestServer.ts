@@ -42,6 +42,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   migrationsMaxSize: 2 * 1024 * 1024 * 1024,
   archiveCacheMaxSize: 1024 * 1024 * 1024,
   accessLog: false,
+  shutdownTimeout: 30,
   ...overrides
 })
 
