@@ -81,7 +81,8 @@ describe("the server process", () => {
       }, 200)
     })
     assert.strictEqual(await inFlight, 200)
-    await first.exited
+    // A stop asked for is a clean end.
+    assert.strictEqual(await first.exited, 0, first.output)
 
     const restarted = spawnServer({ dataDir, port: await freePort() })
     await listening(restarted)
