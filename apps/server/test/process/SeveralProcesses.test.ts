@@ -62,6 +62,8 @@ describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL data
     try {
       // Started together: migrations, the administrator and the signing key happen once; all stay up.
       await Promise.all(processes.map(listening))
+      // With DATABASE_URL the data directory is shared: no lock file keeps the others out.
+      assert.isFalse(existsSync(join(dataDir, "kiln.lock")))
 
       /** One request to process `index`; on a refused connection (a process down), the next one. */
       const call = async (index: number, method: string, path: string, options: {
