@@ -12,6 +12,7 @@
  * On the embedded database (one process per data directory) there is nothing to measure.
  */
 import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import * as BenchDatabase from "../BenchDatabase.ts"
 import type { ChildServer } from "../ChildServer.ts"
@@ -140,7 +141,7 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
           `API p50 ${level.api.p50Ms.toFixed(1)} ms p99 ${level.api.p99Ms.toFixed(1)} ms (${level.api.count}, ${level.api.failures} failed); ` +
           `pulls p50 ${level.pulls.p50Ms.toFixed(0)} ms p99 ${level.pulls.p99Ms.toFixed(0)} ms (${level.pulls.count}, ${level.pulls.failures} failed); ` +
           `pushes p50 ${level.pushes.p50Ms.toFixed(0)} ms p99 ${level.pushes.p99Ms.toFixed(0)} ms (${level.pushes.count}, ${level.pushes.failures} failed)`
-        notes.push(line)
+        notes.push(`${line}; load average ${Os.loadavg()[0]?.toFixed(1) ?? "n/a"}`)
         log(`[${kind}] ${line}`)
         if (!MixedWorkload.held(level, P99_LIMIT_MS)) break
         highest = users

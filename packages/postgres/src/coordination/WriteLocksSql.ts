@@ -54,8 +54,7 @@ const keyedSemaphores = () => {
         enter(key),
         (holder) => Semaphore.withPermitsIfAvailable(holder.semaphore, 1)(effect),
         (holder) => leave(key, holder)
-      ),
-    size: () => holders.size
+      )
   }
 }
 
