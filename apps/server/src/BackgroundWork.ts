@@ -19,7 +19,11 @@ export const layer: Layer.Layer<never, never, Client | Jobs | JobsSql.JobWakeUp>
     const tasks: ReadonlyArray<PeriodicTask.PeriodicTask<SqlClient.SqlClient>> = server
       ? [JobHistory.task()]
       : [JobHistory.task(), EmbeddedStatistics.task()]
-    const scheduled = Layer.effectDiscard(Effect.forEach(tasks, (task) => task.schedule, { discard: true }))
+    const scheduled = Layer.effectDiscard(Effect.gen(function*() {
+      yield* Effect.forEach(tasks, (task) => task.schedule, { discard: true })
+      // The embedded database serves this process alone: its first statistics need not wait for a due time.
+      if (!server) yield* Effect.forkScoped(EmbeddedStatistics.analyzeNow)
+    }))
     return Layer.merge(
       JobWorker.layer(tasks.map((task) => task.handler), { ...JobWorker.defaultOptions, listen: server }),
       scheduled

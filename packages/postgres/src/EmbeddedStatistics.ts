@@ -13,6 +13,12 @@ import { SqlClient } from "effect/sql"
 import { JobFailed } from "@kiln/domain/coordination/Jobs"
 import * as PeriodicTask from "@kiln/domain/coordination/PeriodicTask"
 
+/** Analyzes every table now (at start: a restored or imported database may have no statistics). */
+export const analyzeNow: Effect.Effect<void, never, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ANALYZE`
+}).pipe(Effect.ignore)
+
 /** Analyzes every table once per `every` milliseconds (default: hourly). */
 export const task = (every: number = Duration.toMillis(Duration.hours(1))) =>
   PeriodicTask.make({
