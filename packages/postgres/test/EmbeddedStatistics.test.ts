@@ -36,7 +36,9 @@ describe("EmbeddedStatistics", () => {
       assert.isTrue(yield* analyzed(500))
       yield* sql`INSERT INTO measured SELECT g FROM generate_series(501, 1200) g`
       assert.isTrue(yield* analyzed(1200))
-      const runs = yield* sql<{ n: unknown }>`SELECT count(*) AS n FROM jobs WHERE kind = 'embedded-analyze' AND done_at IS NOT NULL`
-      assert.isAtLeast(Number(runs[0]?.n), 2)
+      // Once per due time, each a job of its own (on a server, autovacuum may analyze meanwhile too).
+      const runs = sql<{ n: unknown }>`SELECT count(*) AS n FROM jobs WHERE kind = 'embedded-analyze' AND done_at IS NOT NULL`
+      for (let attempt = 0; attempt < 100 && Number((yield* runs)[0]?.n) < 2; attempt++) yield* sleep(50)
+      assert.isAtLeast(Number((yield* runs)[0]?.n), 2)
     })), 30_000)
 })
