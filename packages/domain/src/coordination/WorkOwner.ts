@@ -5,7 +5,8 @@
  * An owner is a host, a process id and an instance (random per process: the pid of a container's
  * process is the same after every restart). An entry of this host is gone when its process is not
  * alive any more or, for our own pid, when it is of an earlier instance; an entry of another host
- * (whose processes this one cannot see) or one without an owner is gone after `maxAge`.
+ * (whose processes this one cannot see) or one without an owner is gone after `maxAge`, and so is
+ * one whose pid now belongs to some unrelated long-running process.
  */
 
 export interface WorkOwner {
@@ -47,5 +48,5 @@ export const isGone = (
 ): boolean => {
   if (owner === undefined || owner.host !== self.host) return facts.ageMillis > maxAgeMillis
   if (owner.pid === self.pid) return owner.instance !== self.instance
-  return !facts.isAlive(owner.pid)
+  return !facts.isAlive(owner.pid) || facts.ageMillis > maxAgeMillis
 }
