@@ -10,14 +10,13 @@
  * under a temporary name and renamed, so readers never see a partial archive.
  *
  * Each repository's archives sit in a directory named by its id (`<cacheDir>/<id>/`), removed
- * whole when the repository is deleted or renamed. The cache is bounded: every use marks a file's
- * mtime, and once the files pass `maxBytes` those used longest ago go first, down to 80% of it.
- * Files used in the last minute stay, so an archive is never removed between being found and being
- * opened for its response.
+ * whole when the repository is deleted or renamed. The cache is bounded (ArchiveCache.ts): once the
+ * files this process counts pass `maxBytes` it prunes; other processes on the same data directory
+ * add files it does not count, which the periodic pass over the disk (`pruneArchiveCache`) bounds.
  */
 import { spawn } from "node:child_process"
 import { createReadStream, createWriteStream } from "node:fs"
-import { mkdir, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { pipeline } from "node:stream/promises"
 import { Effect, Layer, Stream } from "effect"
@@ -26,6 +25,7 @@ import { type Archive, type ArchivedRepository, type ArchiveFormat, GitArchives 
 import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { isValidRefName } from "@kiln/domain/git/RefName"
+import { archiveCacheSize, pruneArchiveCache } from "./ArchiveCache.ts"
 import { runGit } from "./GitCommand.ts"
 import { isStorageName, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
 
@@ -36,9 +36,6 @@ export interface GitArchivesOptions {
   readonly maxBytes?: number
   readonly gitBinary?: string
 }
-
-/** How long a used archive is safe from removal: far longer than finding it and opening it takes. */
-const IN_USE_MS = 60_000
 
 const fullId = /^[0-9a-f]{40}$/
 
@@ -84,36 +81,6 @@ const writeBundle = async (gitBinary: string, gitdir: string, commitId: string, 
 
 const extensionOf: Record<ArchiveFormat, string> = { zip: "zip", "tar.gz": "tar.gz", bundle: "bundle" }
 
-/** A finished archive's file name (work files carry a suffix after it). */
-const archiveName = /^[0-9a-f]{40}-[A-Za-z0-9._-]+\.(?:zip|tar\.gz|bundle)$/
-
-interface CachedFile {
-  readonly path: string
-  readonly size: number
-  /** The file's mtime: when it was made or last served. */
-  readonly usedAt: number
-}
-
-/** Every finished archive under `cacheDir`, one directory per repository. */
-const listCache = async (cacheDir: string): Promise<ReadonlyArray<CachedFile>> => {
-  const directories = await readdir(cacheDir, { withFileTypes: true }).catch(() => [])
-  const files: Array<CachedFile> = []
-  for (const directory of directories) {
-    if (!directory.isDirectory()) continue
-    const names = await readdir(join(cacheDir, directory.name)).catch(() => [])
-    for (const name of names) {
-      if (!archiveName.test(name)) continue
-      const path = join(cacheDir, directory.name, name)
-      // Removed meanwhile (discarded, pruned): nothing to count.
-      const info = await stat(path).catch(() => undefined)
-      if (info?.isFile() === true) files.push({ path, size: info.size, usedAt: info.mtimeMs })
-    }
-  }
-  return files
-}
-
-const sizeOf = (files: ReadonlyArray<CachedFile>) => files.reduce((sum, file) => sum + file.size, 0)
-
 const isMissing = (error: unknown) => error instanceof Error && "code" in error && error.code === "ENOENT"
 
 export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
@@ -125,24 +92,15 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
     let cachedBytes: number | undefined
     let pruning: Promise<void> | undefined
 
-    /** Removes the archives used longest ago, none in use, until the cache is down to 80% of its bound. */
     const prune = async (maxBytes: number) => {
-      const files = [...await listCache(options.cacheDir)].sort((a, b) => a.usedAt - b.usedAt)
-      let total = sizeOf(files)
-      const inUseSince = Date.now() - IN_USE_MS
-      for (const file of files) {
-        if (total <= maxBytes * 0.8 || file.usedAt > inUseSince) break
-        await rm(file.path, { force: true })
-        total -= file.size
-      }
-      cachedBytes = total
+      cachedBytes = await pruneArchiveCache(options.cacheDir, maxBytes)
     }
 
     /** Counts a new archive in, and prunes (one pass at a time) once the cache is past its bound. */
     const counted = async (size: number) => {
       const maxBytes = options.maxBytes
       if (maxBytes === undefined) return
-      cachedBytes = cachedBytes === undefined ? sizeOf(await listCache(options.cacheDir)) : cachedBytes + size
+      cachedBytes = cachedBytes === undefined ? await archiveCacheSize(options.cacheDir) : cachedBytes + size
       if (cachedBytes <= maxBytes || pruning !== undefined) return
       // A pass that could not remove a file costs the response nothing: the next archive made counts afresh.
       pruning = prune(maxBytes).catch(() => {

@@ -4,6 +4,7 @@ import { mkdir, symlink, chmod, writeFile, readdir, utimes } from "node:fs/promi
 import { join } from "node:path"
 import { Effect, Stream } from "effect"
 import type { ArchiveFormat } from "@kiln/domain/git/GitArchives"
+import { pruneArchiveCache } from "../src/ArchiveCache.ts"
 import { makeGitArchives } from "../src/GitArchivesLive.ts"
 import { GitSandbox } from "./GitSandbox.ts"
 
@@ -128,3 +129,26 @@ it.effect("keeps the cache within its bound by removing the archives used longes
     yield* make(4)
     assert.deepStrictEqual([yield* present(1), yield* present(3), yield* present(4)], [true, true, true])
   }))
+
+it.effect("a pass over the disk bounds the cache whatever process added the archives", () =>
+  Effect.gen(function*() {
+    const cacheDir = sandbox.path("shared-cache")
+    const size = (yield* Effect.promise(() => gitArchive("zip"))).length
+    // Two processes on one data directory, neither counting the other's files.
+    const first = yield* makeGitArchives(root, { cacheDir })
+    const second = yield* makeGitArchives(root, { cacheDir })
+    yield* first.archive({ ...repo, id: 21 }, commit, "zip", "repo")
+    yield* second.archive({ ...repo, id: 22 }, commit, "zip", "repo")
+    yield* second.archive({ ...repo, id: 23 }, commit, "zip", "repo")
+    const when = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000)
+    for (const [id, hoursAgo] of [[21, 2], [22, 3], [23, 1]] as const) {
+      yield* Effect.promise(() => utimes(join(cacheDir, String(id), `${commit}-repo.zip`), when(hoursAgo), when(hoursAgo)))
+    }
+    // Within the bound: nothing goes.
+    assert.strictEqual(yield* Effect.promise(() => pruneArchiveCache(cacheDir, size * 4)), size * 3)
+    // Past it: those used longest ago go until 80% of it is reached.
+    assert.strictEqual(yield* Effect.promise(() => pruneArchiveCache(cacheDir, Math.floor(size * 2.6))), size * 2)
+    assert.deepStrictEqual((yield* Effect.promise(() => listed(cacheDir))).sort(), ["21", "22", "23"])
+    assert.deepStrictEqual(yield* Effect.promise(() => listed(join(cacheDir, "22"))), [])
+  }))
+
