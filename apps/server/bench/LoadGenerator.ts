@@ -11,6 +11,11 @@ export interface LoadSpec {
   readonly label: string
   /** `http://127.0.0.1:<port>` */
   readonly baseUrl: string
+  /**
+   * Several servers behind a round-robin client: the connections are split evenly between them
+   * (`baseUrl` first). Absent: `baseUrl` alone.
+   */
+  readonly otherBaseUrls?: ReadonlyArray<string>
   /** Each request takes one of these at random. */
   readonly paths: ReadonlyArray<string>
   readonly headers?: Readonly<Record<string, string>>

@@ -65,13 +65,29 @@ class LoadWindow {
   }
 }
 
-/** One autocannon run of `seconds`; `record` gets each response with its time since the start. */
+/** One autocannon run of `seconds` per server; `record` gets each response with its time since the start. */
 const drive = (
   spec: LoadSpec,
   seconds: number,
   record: (elapsedMs: number, status: number, latencyMs: number) => void,
   failed: (elapsedMs: number) => void,
   started = performance.now()
+): Promise<void> => {
+  const urls = [spec.baseUrl, ...(spec.otherBaseUrls ?? [])]
+  // Round robin over the servers: each gets its share of the connections.
+  return Promise.all(urls.map((url, index) =>
+    driveOne(spec, url, Math.floor(spec.connections / urls.length) + (index < spec.connections % urls.length ? 1 : 0), seconds, record, failed, started)
+  )).then(() => undefined)
+}
+
+const driveOne = (
+  spec: LoadSpec,
+  url: string,
+  connections: number,
+  seconds: number,
+  record: (elapsedMs: number, status: number, latencyMs: number) => void,
+  failed: (elapsedMs: number) => void,
+  started: number
 ): Promise<void> =>
   new Promise((resolve, reject) => {
     const paths = spec.paths
@@ -82,8 +98,8 @@ const drive = (
       ...(body === undefined ? {} : { body: body.replaceAll("{{n}}", `${loadId}-${requestNumber++}`) })
     })
     const instance = autocannon({
-      url: spec.baseUrl,
-      connections: spec.connections,
+      url,
+      connections,
       duration: seconds,
       requests: [{ method: spec.method ?? "GET", path: paths[0] ?? "/", setupRequest: pick }],
       ...(spec.headers === undefined ? {} : { headers: spec.headers })

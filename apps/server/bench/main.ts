@@ -15,6 +15,7 @@ import * as GitScenario from "./scenarios/GitScenario.ts"
 import * as MarkdownScenario from "./scenarios/MarkdownScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
 import * as ReposScenario from "./scenarios/ReposScenario.ts"
+import * as ScaleScenario from "./scenarios/ScaleScenario.ts"
 import * as UsersScenario from "./scenarios/UsersScenario.ts"
 
 const scenarios: ReadonlyArray<Scenario> = [
@@ -23,7 +24,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   QuotaScenario.scenario,
   ArchiveScenario.scenario,
   GitScenario.scenario,
-  MarkdownScenario.scenario
+  MarkdownScenario.scenario,
+  ScaleScenario.scenario
 ]
 
 const usage = `pnpm bench -- [options]

@@ -33,6 +33,7 @@ import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
 import { BlobStorageLive } from "@kiln/blobs"
 import { GitTagsLive } from "@kiln/git"
 import { GitArchivesLive, GitStorageLive, GitTransfersLive, RepositoryDirectoriesLive } from "@kiln/git"
+import * as Coordination from "@kiln/postgres/coordination/Coordination"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
 import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
 import * as CommitStatusStoreSql from "@kiln/postgres/stores/CommitStatusStoreSql"
@@ -53,9 +54,12 @@ import * as NodeDigest from "./platform/NodeDigest.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
 import * as TemplateInitialFiles from "./platform/TemplateInitialFiles.ts"
 
-/** Accounts and tokens, each write forgetting the token sign-ins remembered since (SignInCache). */
+/**
+ * Accounts and tokens, each write making every process forget the token sign-ins it remembered
+ * (SignInCache, through Changes).
+ */
 const AccountStores = SignInCache.forgettingStores.pipe(
-  Layer.provide(Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.layer)),
+  Layer.provide(Layer.mergeAll(UserStoreSql.layer, AccessTokenStoreSql.layer, RepositoryTransactionsSql.layer)),
   Layer.provideMerge(SignInCache.layer())
 )
 
@@ -213,5 +217,8 @@ export const Services = Layer.mergeAll(
   .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))
   .pipe(Layer.merge(UnadoptedRepositoriesLive))
 
-/** Everything the HTTP layer and the CLI use; requires only a migrated SqlClient. */
-export const layer = Services.pipe(Layer.provideMerge(Stores), Layer.provideMerge(Platform))
+/**
+ * Everything the HTTP layer and the CLI use, with the coordination between processes (write locks,
+ * changes, jobs); requires only a migrated database client.
+ */
+export const layer = Services.pipe(Layer.provideMerge(Stores), Layer.provideMerge(Platform), Layer.provideMerge(Coordination.layer))

@@ -8,6 +8,8 @@ import { Layer } from "effect"
 import type { HttpServer } from "effect/http"
 import * as AdminBootstrap from "./AdminBootstrap.ts"
 import * as Application from "./Application.ts"
+import * as BackgroundWork from "./BackgroundWork.ts"
+import * as BranchTableRepair from "./BranchTableRepair.ts"
 import * as Database from "./Database.ts"
 import * as HttpApp from "./http/HttpApp.ts"
 import * as MarkdownRenderer from "./MarkdownRenderer.ts"
@@ -19,6 +21,8 @@ export type ServerServices = HttpServer.HttpServer | Layer.Success<typeof NodeHt
 export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
   HttpApp.layer.pipe(
     Layer.provide(AdminBootstrap.layer),
+    Layer.provide(BranchTableRepair.layer),
+    Layer.provide(BackgroundWork.layer),
     Layer.provideMerge(Application.layer),
     Layer.provide(SigningKey.layer),
     Layer.provide(MarkdownRenderer.layer),

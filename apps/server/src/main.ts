@@ -3,7 +3,7 @@
 // cluster runtime and undici, which Kiln never uses (~20 MB of resident memory).
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect, Layer, Logger } from "effect"
+import { Cause, Duration, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import { createServer } from "node:http"
 import * as ArrayBufferReclaimer from "./platform/ArrayBufferReclaimer.ts"
 import * as KilnConfig from "./config/KilnConfig.ts"
@@ -19,7 +19,10 @@ const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const server = () => closeIdleConnections(holdEarlyRequests(createServer({ requestTimeout: 0 })), config.httpIdleTimeoutSeconds * 1000)
   return NodeHttpServer.layer(server, {
     port: config.httpPort,
-    host: config.httpHost
+    host: config.httpHost,
+    // On SIGTERM: stop accepting, let in-flight requests (clones and pushes included) finish for
+    // this long, then interrupt what is left.
+    gracefulShutdownTimeout: Duration.seconds(config.shutdownTimeout)
   })
 }))
 
@@ -30,8 +33,17 @@ export const ServerLive = KilnServer.compose(HttpServerLive).pipe(
   Layer.provide(Logger.layer([Logger.consoleJson]))
 )
 
-Layer.launch(ServerLive).pipe(
-  // Kiln exports no traces: with tracing on, a span would be made and dropped for every request and query.
-  Effect.withTracerEnabled(false),
-  NodeRuntime.runMain
+/**
+ * A stop asked for by a signal (SIGTERM, SIGINT) is the server's normal end: exit 0 once it has
+ * drained and released everything. Failures keep the default codes.
+ */
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
+NodeRuntime.runMain(
+  Layer.launch(ServerLive).pipe(
+    // Kiln exports no traces: with tracing on, a span would be made and dropped for every request and query.
+    Effect.withTracerEnabled(false)
+  ),
+  { teardown }
 )

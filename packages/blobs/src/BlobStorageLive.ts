@@ -3,15 +3,17 @@
  *
  *   <root>/attachments/<u0>/<u1>/<uuid>      release attachments (Forgejo's layout)
  *   <root>/packages/<h0h1>/<h2h3>/<sha256>   package blobs, content-addressed
- *   <root>/tmp/uploads/<id>                  uploads being received
- *   <root>/tmp/trash/<id>                    files moved aside by a deletion in progress
+ *   <root>/tmp/<owner>/uploads/<id>          uploads being received
+ *   <root>/tmp/<owner>/trash/<id>            files moved aside by a deletion in progress
  *
  * Staging and trash sit on the same file system as their targets, so placing and moving aside are
- * single renames. Whatever a crash leaves under tmp/ is swept at the next start.
+ * single renames. Several processes may share the root: each works in a directory of its own
+ * under tmp/ (`ProcessWorkOwner.ts`), and a start sweeps only the directories of processes that
+ * are gone, never another live process's uploads or the trash it may still restore from.
  */
 import { createHash, type Hash, randomBytes } from "node:crypto"
 import { createReadStream } from "node:fs"
-import { mkdir, open, rename, rm, stat } from "node:fs/promises"
+import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { Effect, Layer, Stream } from "effect"
 import { NotFound } from "@kiln/domain/errors"
@@ -24,6 +26,7 @@ import {
   type DetachedBlob,
   type StagedBlob
 } from "@kiln/domain/release/BlobStorage"
+import { isLeftBehind, ownerTag } from "./ProcessWorkOwner.ts"
 
 const errorCode = (error: unknown): string | undefined =>
   error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined
@@ -52,10 +55,15 @@ const hex = (hash: Hash) => hash.digest("hex")
 
 export const makeBlobStorage = (root: string) =>
   Effect.gen(function*() {
-    const uploads = join(root, "tmp", "uploads")
-    const trash = join(root, "tmp", "trash")
+    const temporary = join(root, "tmp")
+    const uploads = join(temporary, ownerTag, "uploads")
+    const trash = join(temporary, ownerTag, "trash")
     yield* io("sweep", async () => {
-      await rm(join(root, "tmp"), { recursive: true, force: true })
+      await mkdir(temporary, { recursive: true })
+      for (const entry of await readdir(temporary)) {
+        const path = join(temporary, entry)
+        if (await isLeftBehind(path, entry)) await rm(path, { recursive: true, force: true })
+      }
       await mkdir(uploads, { recursive: true })
       await mkdir(trash, { recursive: true })
     }).pipe(Effect.orDie)
@@ -73,7 +81,8 @@ export const makeBlobStorage = (root: string) =>
         yield* Effect.addFinalizer(() => Effect.promise(() => rm(path, { force: true })))
         const hashes = { md5: createHash("md5"), sha1: createHash("sha1"), sha256: createHash("sha256"), sha512: createHash("sha512") }
         const size = yield* Effect.acquireUseRelease(
-          io("receive", () => open(path, "wx")),
+          // The directory again: after a day idle, a start on another host may have reaped it.
+          io("receive", () => mkdir(uploads, { recursive: true }).then(() => open(path, "wx"))),
           (handle) =>
             Effect.gen(function*() {
               let received = 0
@@ -114,7 +123,7 @@ export const makeBlobStorage = (root: string) =>
         const target = blobPath(root, key)
         const aside = join(trash, randomBytes(12).toString("hex"))
         const moved = yield* io("detach", () =>
-          rename(target, aside).then(() => true, (error: unknown) => {
+          mkdir(trash, { recursive: true }).then(() => rename(target, aside)).then(() => true, (error: unknown) => {
             if (errorCode(error) === "ENOENT") return false
             throw error
           }))

@@ -2,12 +2,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
+import { spawnSync } from "node:child_process"
 import { createHash, randomBytes, randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { attachmentKey, packageBlobKey } from "@kiln/domain/release/BlobStorage"
 import { blobPath, makeBlobStorage } from "../src/BlobStorageLive.ts"
+import { owner, ownerTag } from "../src/ProcessWorkOwner.ts"
 
 const chunked = (bytes: Uint8Array, size = 1000) =>
   Stream.fromIterable(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size)))
@@ -56,9 +58,9 @@ describe("BlobStorageLive", () => {
       assert.strictEqual(yield* Effect.scoped(Effect.flip(storage.receive(broken, 1000))), "connection reset")
       // Interrupted while receiving (the body stalls mid-way): the finaliser still runs.
       const fiber = yield* Effect.forkChild(Effect.scoped(storage.receive(Stream.concat(chunked(randomBytes(100)), Stream.never), 1000)))
-      while (filesIn(join(root, "tmp", "uploads")).length === 0) yield* TestClock.withLive(Effect.sleep("5 millis"))
+      while (filesIn(join(root, "tmp", ownerTag, "uploads")).length === 0) yield* TestClock.withLive(Effect.sleep("5 millis"))
       yield* Fiber.interrupt(fiber)
-      assert.deepStrictEqual(filesIn(join(root, "tmp", "uploads")), [])
+      assert.deepStrictEqual(filesIn(join(root, "tmp", ownerTag, "uploads")), [])
       assert.deepStrictEqual(filesIn(join(root, "attachments")), [])
     }))
 
@@ -88,4 +90,31 @@ describe("BlobStorageLive", () => {
     assert.throws(() => blobPath("/x", { area: "attachments", name: "../../etc/passwd" }))
     assert.throws(() => blobPath("/x", { area: "packages", name: "abc" }))
   })
+
+  it.effect("a start reaps the temporary directories of processes that are gone, never a live one's", () =>
+    Effect.gen(function*() {
+      const { root } = yield* fresh
+      // A pid that was alive and is gone now; and one that is alive (this test's parent).
+      const deadPid = spawnSync(process.execPath, ["-e", ""]).pid ?? 0
+      const live = join(root, "tmp", `${owner.host}~${process.ppid}~0badc0de`)
+      const dead = join(root, "tmp", `${owner.host}~${deadPid}~0badc0de`)
+      const earlierInstance = join(root, "tmp", `${owner.host}~${process.pid}~0badc0de`)
+      const otherHost = join(root, "tmp", `elsewhere~${deadPid}~0badc0de`)
+      const legacy = join(root, "tmp", "uploads")
+      for (const directory of [live, dead, earlierInstance, otherHost]) {
+        Fs.mkdirSync(join(directory, "uploads"), { recursive: true })
+        Fs.writeFileSync(join(directory, "uploads", "in-flight"), "bytes")
+      }
+      Fs.mkdirSync(legacy, { recursive: true })
+      const stale = join(root, "tmp", `elsewhere~1~00000000`)
+      Fs.mkdirSync(join(stale, "trash"), { recursive: true })
+      const longAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000)
+      for (const directory of [stale, join(stale, "trash")]) Fs.utimesSync(directory, longAgo, longAgo)
+
+      yield* makeBlobStorage(root)
+      const left = Fs.readdirSync(join(root, "tmp")).sort()
+      // The live process's upload, another host's recent work and an unowned recent directory stay.
+      assert.deepStrictEqual(left, [live, otherHost, legacy, join(root, "tmp", ownerTag)].map((path) => path.slice(join(root, "tmp").length + 1)).sort())
+      assert.deepStrictEqual(filesIn(live), ["in-flight"])
+    }))
 })

@@ -19,7 +19,8 @@ import { readCommitInfo, toIsomorphicActor } from "./CommitReading.ts"
 import { type GitCommandOptions, readRefs, runGit } from "./GitCommand.ts"
 import { gitReader, isomorphicReader, type ObjectReader } from "./ObjectReaders.ts"
 import { PackCaches } from "./PackCaches.ts"
-import { isLeftover, isStorageName, ownerPath, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
+import { isLeftBehind } from "./ProcessWorkOwner.ts"
+import { isStorageName, leftoverOf, ownerPath, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
 
 export interface GitStorageOptions {
   /**
@@ -145,11 +146,20 @@ const writeInitialCommit = (gitdir: string, branch: string, initial: InitialComm
     return yield* Effect.promise(() => readCommitInfo(gitdir, {}, id))
   })
 
-const directorySize = async (path: string): Promise<number> => {
+/**
+ * Bytes under `path`. Another process's push or repack may add and delete files and directories as
+ * we walk: what vanished no longer counts (a directory included), and the caller retries a walk
+ * that failed otherwise.
+ */
+const directorySize = async (path: string, top = true): Promise<number> => {
   let total = 0
-  for (const entry of await readdir(path, { withFileTypes: true })) {
+  const entries = await readdir(path, { withFileTypes: true }).catch((error: unknown) => {
+    if (!top && errorCode(error) === "ENOENT") return []
+    throw error
+  })
+  for (const entry of entries) {
     const child = join(path, entry.name)
-    if (entry.isDirectory()) total += await directorySize(child)
+    if (entry.isDirectory()) total += await directorySize(child, false)
     else if (entry.isFile()) {
       // A concurrent repack may delete files as we walk; they no longer count.
       total += await lstat(child).then((s) => s.size, (error: unknown) => {
@@ -161,14 +171,19 @@ const directorySize = async (path: string): Promise<number> => {
   return total
 }
 
-/** Staging and trash directories left by a crash mid-create or mid-remove. */
+/**
+ * Staging and trash directories left by a process that died mid-create or mid-remove. Those of a
+ * live process (another one on this data directory) are its work in progress and stay.
+ */
 const sweepLeftovers = (root: string) =>
   Effect.promise(async () => {
     await mkdir(root, { recursive: true })
     for (const owner of await readdir(root, { withFileTypes: true })) {
       if (!owner.isDirectory()) continue
-      for (const entry of await readdir(join(root, owner.name))) {
-        if (isLeftover(entry)) await rm(join(root, owner.name, entry), { recursive: true, force: true })
+      for (const entry of await readdir(join(root, owner.name)).catch(() => [])) {
+        const found = leftoverOf(entry)
+        const path = join(root, owner.name, entry)
+        if (found !== undefined && await isLeftBehind(path, found.owner)) await rm(path, { recursive: true, force: true })
       }
     }
   })
@@ -333,7 +348,11 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
         }),
 
       sizeInBytes: (location) =>
-        Effect.flatMap(open(location), ({ gitdir }) => Effect.promise(() => directorySize(gitdir))),
+        Effect.flatMap(open(location), ({ gitdir }) =>
+          Effect.tryPromise({ try: () => directorySize(gitdir), catch: (error) => error }).pipe(
+            Effect.retry({ times: 3, schedule: Schedule.exponential("20 millis") }),
+            Effect.orDie
+          )),
 
       listBranches: (location) =>
         Effect.flatMap(open(location), ({ gitdir, reader }) =>

@@ -4,7 +4,9 @@
  */
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"
+import * as WorkOwner from "@kiln/domain/coordination/WorkOwner"
 import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
+import { ownerTag } from "./ProcessWorkOwner.ts"
 
 /** Owner and repository names that can safely become one path segment. */
 export const isStorageName = (name: string): boolean =>
@@ -25,8 +27,21 @@ export const repositoryPath = (root: string, location: RepositoryLocation): stri
 
 /**
  * Work directories next to a repository. A repository directory always ends in `.git`, these never
- * do, so neither can be mistaken for the other and leftovers are recognisable.
+ * do, so neither can be mistaken for the other and leftovers are recognisable. Each carries the tag
+ * of the process that made it (`ProcessWorkOwner.ts`): a start-up reaps only those of processes
+ * that are gone.
  */
-export const stagingPath = (target: string): string => `${target}.tmp-${randomBytes(6).toString("hex")}`
-export const trashPath = (target: string): string => `${target}.trash-${randomBytes(6).toString("hex")}`
-export const isLeftover = (entryName: string): boolean => /\.git\.(?:tmp|trash)-[0-9a-f]+$/.test(entryName)
+export const stagingPath = (target: string): string => `${target}.tmp-${ownerTag}-${randomBytes(6).toString("hex")}`
+export const trashPath = (target: string): string => `${target}.trash-${ownerTag}-${randomBytes(6).toString("hex")}`
+
+const leftover = /\.git\.(?:tmp|trash)-(?:(.+)-)?[0-9a-f]+$/
+
+/**
+ * Whether an entry is a staging or trash directory, and whose: `owner` is undefined for one
+ * without a recognisable owner (made by an earlier version).
+ */
+export const leftoverOf = (entryName: string): { readonly owner: WorkOwner.WorkOwner | undefined } | undefined => {
+  const match = leftover.exec(entryName)
+  if (match === null) return undefined
+  return { owner: match[1] === undefined ? undefined : WorkOwner.parse(match[1]) }
+}

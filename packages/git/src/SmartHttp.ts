@@ -55,12 +55,26 @@ export interface Push {
   readonly updates: ReadonlyArray<RefUpdate>
 }
 
+/** The repository a push goes to. */
+export interface PushTarget {
+  readonly owner: string
+  readonly repo: string
+  readonly path: string
+}
+
 export interface SmartHttpOptions {
   readonly authorize: (request: GitAccessRequest) => Promise<GitAccessDecision>
-  /** Runs after a push changed refs, before the push's response ends, under the repository's lock. */
+  /**
+   * Runs after a push changed refs, before the push's response ends, inside the write section.
+   * A rejection is reported (`onError`) and fails the section, not the push.
+   */
   readonly afterPush: (push: Push) => Promise<void>
-  /** Share these with other code that must not interleave with pushes. */
-  readonly locks?: RepositoryLocks
+  /**
+   * Runs a push (git receive-pack and `afterPush`) as the repository's write section: nothing else
+   * that must not interleave with pushes runs meanwhile. Default: one at a time per repository
+   * path within this process.
+   */
+  readonly writeSection?: <A>(target: PushTarget, push: () => Promise<A>) => Promise<A>
   readonly gitBinary?: string
   /** Extra environment for the git processes. */
   readonly env?: Readonly<Record<string, string | undefined>>
@@ -148,7 +162,8 @@ const plain = (res: ServerResponse, status: number, text: string, headers: Recor
 }
 
 export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
-  const locks = options.locks ?? new RepositoryLocks()
+  const locks = new RepositoryLocks()
+  const writeSection = options.writeSection ?? ((target, push) => locks.withLock(target.path, push))
   const command: GitCommandOptions = {
     gitBinary: options.gitBinary ?? "git",
     ...(options.env === undefined ? {} : { env: options.env })
@@ -238,9 +253,10 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     if (code !== 0) reportError(new Error(`git ${service} exited ${code}: ${git.stderr()}`), route)
   }
 
-  const receivePack = (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string | undefined) =>
-    locks.withLock(path, async () => {
-      // Under the lock nothing else pushes here, so the difference is exactly this push.
+  const receivePack = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string | undefined) => {
+    const failed: Array<unknown> = []
+    await writeSection({ owner: route.owner, repo: route.repo, path }, async () => {
+      // In the section nothing else pushes here, so the difference is exactly this push.
       const before = await readRefs(command, path)
       try {
         await exchange(req, res, route, "git-receive-pack", path, protocol)
@@ -248,11 +264,18 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         // Even when the client vanished mid-push, refs git did update must reach the caller.
         const updates = diffRefs(before, await readRefs(command, path))
         if (updates.length > 0) {
-          await options.afterPush({ owner: route.owner, repo: route.repo, path, updates })
-            .catch((error: unknown) => reportError(error, route))
+          await options.afterPush({ owner: route.owner, repo: route.repo, path, updates }).catch((error: unknown) => {
+            failed.push(error)
+            throw error
+          })
         }
       }
+    }).catch((error: unknown) => {
+      // The push itself went through: its client is not told about a failed follow-up.
+      if (!failed.includes(error)) throw error
     })
+    for (const error of failed) reportError(error, route)
+  }
 
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://localhost")

@@ -10,6 +10,7 @@ export {
 } from "./RepositoryTemplates.ts"
 export { RepositoryLocks } from "./RepositoryLocks.ts"
 export * from "./SmartHttp.ts"
+export { archiveCacheSize, pruneArchiveCache, pruningTask as archivePruningTask } from "./ArchiveCache.ts"
 export { GitArchivesLive, makeGitArchives, type GitArchivesOptions } from "./GitArchivesLive.ts"
 export { GitTransfersLive, makeGitTransfers, type GitTransfersOptions } from "./GitTransfersLive.ts"
 export { makeRepositoryDirectories, RepositoryDirectoriesLive } from "./RepositoryDirectoriesLive.ts"

@@ -5,6 +5,7 @@ import { mkdir, symlink, chmod, writeFile, readdir, readFile, stat, utimes } fro
 import { join } from "node:path"
 import { Effect, Stream } from "effect"
 import type { ArchiveFormat } from "@kiln/domain/git/GitArchives"
+import { pruneArchiveCache } from "../src/ArchiveCache.ts"
 import { makeGitArchives } from "../src/GitArchivesLive.ts"
 import { GitSandbox } from "./GitSandbox.ts"
 
@@ -206,3 +207,26 @@ it.effect("makes at most maxConcurrent archives at once; the others wait their t
     }
     assert.strictEqual(most, 2)
   }))
+
+it.effect("a pass over the disk bounds the cache whatever process added the archives", () =>
+  Effect.gen(function*() {
+    const cacheDir = sandbox.path("shared-cache")
+    const size = (yield* Effect.promise(() => gitArchive("zip"))).length
+    // Two processes on one data directory, neither counting the other's files.
+    const first = yield* makeGitArchives(root, { cacheDir })
+    const second = yield* makeGitArchives(root, { cacheDir })
+    yield* first.archive({ ...repo, id: 21 }, commit, "zip", "repo")
+    yield* second.archive({ ...repo, id: 22 }, commit, "zip", "repo")
+    yield* second.archive({ ...repo, id: 23 }, commit, "zip", "repo")
+    const when = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000)
+    for (const [id, hoursAgo] of [[21, 2], [22, 3], [23, 1]] as const) {
+      yield* Effect.promise(() => utimes(join(cacheDir, String(id), `${commit}-repo.zip`), when(hoursAgo), when(hoursAgo)))
+    }
+    // Within the bound: nothing goes.
+    assert.strictEqual(yield* Effect.promise(() => pruneArchiveCache(cacheDir, size * 4)), size * 3)
+    // Past it: those used longest ago go until 80% of it is reached.
+    assert.strictEqual(yield* Effect.promise(() => pruneArchiveCache(cacheDir, Math.floor(size * 2.6))), size * 2)
+    assert.deepStrictEqual((yield* Effect.promise(() => listed(cacheDir))).sort(), ["21", "22", "23"])
+    assert.deepStrictEqual(yield* Effect.promise(() => listed(join(cacheDir, "22"))), [])
+  }))
+

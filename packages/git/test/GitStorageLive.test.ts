@@ -1,10 +1,13 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import { utimesSync } from "node:fs"
 import { mkdir, readdir, readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, Option } from "effect"
 import type { GitActor } from "@kiln/domain/git/CommitInfo"
 import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
 import { type GitStorageOptions, makeGitStorage } from "../src/GitStorageLive.ts"
+import { owner } from "../src/ProcessWorkOwner.ts"
 import { renderInitialFiles } from "../src/RepositoryTemplates.ts"
 import { GitSandbox } from "./GitSandbox.ts"
 
@@ -177,15 +180,29 @@ for (const [readerLabel, directory, options] of readers) describe(`GitStorageLiv
       assert.strictEqual((yield* Effect.flip(repos.sizeInBytes({ owner: "dorothy", name: "two" })))._tag, "NotFound")
     }))
 
-  it.effect("sweeps staging and trash directories left by a crash", () =>
+  it.effect("sweeps the staging and trash directories of processes that are gone, never a live process's", () =>
     Effect.gen(function*() {
       const repos = yield* storage
       yield* repos.create({ owner: "fay", name: "kept" }, { defaultBranch: "main" })
-      for (const leftover of ["half.git.tmp-0a1b2c", "gone.git.trash-3d4e5f"]) {
+      // A pid that was alive and is gone now; and one that is alive (this test's parent).
+      const deadPid = spawnSync(process.execPath, ["-e", ""]).pid ?? 0
+      const live = [`busy.git.tmp-${owner.host}~${process.ppid}~0badc0de-0a1b2c`, `also.git.trash-${owner.host}~${process.ppid}~0badc0de-0a1b2c`]
+      const gone = [
+        `half.git.tmp-${owner.host}~${deadPid}~0badc0de-0a1b2c`,
+        `gone.git.trash-${owner.host}~${process.pid}~0badc0de-3d4e5f`
+      ]
+      const recentElsewhere = `far.git.tmp-elsewhere~${deadPid}~0badc0de-0a1b2c`
+      const oldUnowned = "old.git.tmp-0a1b2c"
+      for (const leftover of [...live, ...gone, recentElsewhere, oldUnowned]) {
         yield* Effect.promise(() => mkdir(join(root, "fay", leftover, "objects"), { recursive: true }))
       }
+      const longAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000)
+      utimesSync(join(root, "fay", oldUnowned), longAgo, longAgo)
       yield* storage
-      assert.deepStrictEqual(yield* Effect.promise(() => readdir(join(root, "fay"))), ["kept.git"])
+      assert.deepStrictEqual(
+        (yield* Effect.promise(() => readdir(join(root, "fay")))).sort(),
+        ["kept.git", ...live, recentElsewhere].sort()
+      )
     }))
 
   it.effect("measures size, lists branches, resolves refs and reads files after pushes", () =>

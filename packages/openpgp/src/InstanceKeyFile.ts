@@ -3,7 +3,7 @@
  * operator-provided file. Every failure becomes a one-line `SigningKeyStartupFailed` naming the file.
  */
 import { randomBytes } from "node:crypto"
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises"
+import { link, mkdir, open, readFile, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, Option, Redacted } from "effect"
 import * as openpgp from "openpgp"
@@ -65,10 +65,12 @@ export const loadProvidedKey = (path: string, passphrase: Option.Option<Redacted
   )
 
 /**
- * Writes `content` to `path` with mode 0600 so that the file never exists half-written or world-readable:
- * a temporary file in the same directory, synced, then renamed over `path`.
+ * Creates `path` with `content` and mode 0600 unless it exists, so that the file never exists
+ * half-written or world-readable: a temporary file in the same directory, synced, then hard-linked
+ * to `path`, which fails when `path` exists (atomic on local and network file systems alike). False
+ * when another process created `path` first: its key is the instance's.
  */
-const writePrivateFile = async (path: string, content: string): Promise<void> => {
+const createPrivateFile = async (path: string, content: string): Promise<boolean> => {
   const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`
   const handle = await open(temporary, "wx", 0o600)
   try {
@@ -78,14 +80,20 @@ const writePrivateFile = async (path: string, content: string): Promise<void> =>
     await handle.close()
   }
   try {
-    await rename(temporary, path)
+    await link(temporary, path)
+    return true
   } catch (cause) {
-    await rm(temporary, { force: true })
+    if (fileErrorCode(cause) === "EEXIST") return false
     throw cause
+  } finally {
+    await rm(temporary, { force: true })
   }
 }
 
-/** Reuses `<dataDir>/signing-key.asc`, or creates an Ed25519 key for `name <email>` there on first start. */
+/**
+ * Reuses `<dataDir>/signing-key.asc`, or creates an Ed25519 key for `name <email>` there on first
+ * start. Processes starting together on one data directory all end up with the key created first.
+ */
 export const generatedKey = (dataDir: string, name: string, email: string) => {
   const path = generatedKeyPath(dataDir)
   const create = Effect.tryPromise({
@@ -101,8 +109,7 @@ export const generatedKey = (dataDir: string, name: string, email: string) => {
         format: "armored"
       })
       await mkdir(dataDir, { recursive: true, mode: 0o700 })
-      await writePrivateFile(path, privateKey)
-      return privateKey
+      return (await createPrivateFile(path, privateKey)) ? privateKey : await readFile(path, "utf8")
     },
     catch: (cause) => failure(path, `cannot create the key file (${reason(cause)})`)
   })

@@ -52,6 +52,19 @@ describe("SigningKeysLive, generate", () => {
       assert.strictEqual(yield* second.armoredPublicKey(), yield* first.armoredPublicKey())
     }))
 
+  it.effect("starts together on one data directory generate one key that all of them use", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* temporaryDirectory("generate-race")
+      const keys = yield* Effect.all(Array.from({ length: 4 }, () => instanceKey(configFor(dataDir, "generate"))), {
+        concurrency: "unbounded"
+      })
+      const fingerprints = new Set(keys.map((key) => Option.getOrThrow(key.identity).fingerprint))
+      assert.strictEqual(fingerprints.size, 1)
+      const onDisk = yield* instanceKey(configFor(dataDir, "generate"))
+      assert.isTrue(fingerprints.has(Option.getOrThrow(onDisk.identity).fingerprint))
+      assert.deepStrictEqual(yield* Effect.promise(() => readdir(dataDir)), ["signing-key.asc"])
+    }))
+
   it.effect("keeps the private key in <dataDir>/signing-key.asc with mode 0600 and leaves no temporary file", () =>
     Effect.gen(function*() {
       const dataDir = yield* temporaryDirectory("generate-mode")

@@ -5,19 +5,28 @@
  * keyword is planned as a sort of every match (~25 ms at 100,000 repositories instead of ~1 ms).
  *
  * ANALYZE reads a fixed sample per table (at most 30,000 rows), so it stays short as the data
- * grows; on PGlite's single connection other queries wait for it meanwhile.
+ * grows; on PGlite's single connection other queries wait for it meanwhile. It runs as a periodic
+ * task (once per due time, whichever process takes it) by the job worker.
  */
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { Duration, Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { JobFailed } from "@kiln/domain/coordination/Jobs"
+import * as PeriodicTask from "@kiln/domain/coordination/PeriodicTask"
 
-/** Analyzes every table now and then every `every`, in the background, until the layer's scope ends. */
-export const layer = (every: Duration.Input = Duration.hours(1)): Layer.Layer<never, never, SqlClient.SqlClient> =>
-  Layer.effectDiscard(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`ANALYZE`.pipe(
-      // A failed run (the database closing, say) is retried at the next one.
-      Effect.ignore,
-      Effect.repeat(Schedule.spaced(every)),
-      Effect.forkScoped
-    )
-  }))
+/** Analyzes every table now (at start: a restored or imported database may have no statistics). */
+export const analyzeNow: Effect.Effect<void, never, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ANALYZE`
+}).pipe(Effect.ignore)
+
+/** Analyzes every table once per `every` milliseconds (default: hourly). */
+export const task = (every: number = Duration.toMillis(Duration.hours(1))) =>
+  PeriodicTask.make({
+    kind: "embedded-analyze",
+    every,
+    lease: Duration.toMillis(Duration.minutes(10)),
+    run: Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`ANALYZE`
+    }).pipe(Effect.mapError((error) => new JobFailed({ message: error.message })))
+  })

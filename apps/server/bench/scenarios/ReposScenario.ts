@@ -52,8 +52,8 @@ const keywords = [
 
 const units = JSON.stringify({ enabled: ["repo.code", "repo.issues", "repo.pulls", "repo.releases", "repo.wiki"] })
 
-/** Inserts the repositories straight into the table in one statement (the disk is not involved in reads). */
-const seedRepositories = (location: BenchDatabase.DatabaseLocation, count: number) => {
+/** Inserts `count` repositories over the first 1,000 seeded users straight into the table in one statement (the disk is not involved in reads). */
+export const seedRepositories = (location: BenchDatabase.DatabaseLocation, count: number) => {
   const program = Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`INSERT INTO repositories (owner_id, name, lower_name, description, default_branch, wiki_branch,

@@ -57,6 +57,8 @@ export interface KilnSettings {
   readonly archiveMaxConcurrent: number
   /** Bytes of git packs kept in memory for reading; repositories with larger packs are read with git itself. */
   readonly gitPackCacheMaxSize: number
+  /** Seconds a stopping server (SIGTERM) gives in-flight requests, clones and pushes to finish. */
+  readonly shutdownTimeout: number
 }
 
 export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
@@ -145,6 +147,11 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const archiveCacheMaxSize = yield* readEach(problems, "KILN_ARCHIVE_CACHE_MAX_SIZE", byteCount("KILN_ARCHIVE_CACHE_MAX_SIZE", 1024 * MiB))
   const archiveMaxConcurrent = yield* readEach(problems, "KILN_ARCHIVE_MAX_CONCURRENT", positiveCount("KILN_ARCHIVE_MAX_CONCURRENT", 2))
   const gitPackCacheMaxSize = yield* readEach(problems, "KILN_GIT_PACK_CACHE_MAX_SIZE", count("KILN_GIT_PACK_CACHE_MAX_SIZE", 256 * MiB))
+  const shutdownTimeout = yield* readEach(
+    problems,
+    "KILN_SHUTDOWN_TIMEOUT",
+    Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })), "KILN_SHUTDOWN_TIMEOUT").pipe(Config.withDefault(30))
+  )
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -169,7 +176,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined || quotaEnforce === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
     migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined || archiveMaxConcurrent === undefined ||
-    gitPackCacheMaxSize === undefined
+    gitPackCacheMaxSize === undefined ||
+    shutdownTimeout === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -208,7 +216,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     archiveCacheMaxSize,
     archiveMaxConcurrent,
     gitPackCacheMaxSize,
-    accessLog
+    accessLog,
+    shutdownTimeout
   }
 })
 

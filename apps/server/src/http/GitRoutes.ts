@@ -29,6 +29,7 @@ import {
   makeSmartHttpHandler,
   parseSmartHttpPath,
   type Push,
+  type PushTarget,
   repositoryPath
 } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
@@ -123,7 +124,18 @@ export const make = Effect.gen(function*() {
       return allowed(path)
     })
 
-  /** One step after each push, under the repository's push lock: the record, then the branch table. */
+  /**
+   * A push as the repository's write section (across processes), with its branch table marked
+   * pending until the push and its sync succeed. A repository without a row has no table to keep.
+   */
+  const writeSection = <A>(target: PushTarget, push: () => Promise<A>): Promise<A> =>
+    run(Effect.gen(function*() {
+      const pushing = Effect.tryPromise({ try: push, catch: (error) => error })
+      const found = yield* store.find(target.owner, target.repo)
+      return yield* Effect.result(Option.isNone(found) ? pushing : branches.changeSection(found.value, pushing))
+    })).then((result) => Result.isSuccess(result) ? result.success : Promise.reject(result.failure))
+
+  /** One step after each push, inside its write section: the record, then the branch table. */
   const afterPush = (push: Push) =>
     Effect.gen(function*() {
       const found = yield* store.find(push.owner, push.repo)
@@ -135,6 +147,7 @@ export const make = Effect.gen(function*() {
   const handler = makeSmartHttpHandler({
     authorize: (request) => run(decide(request)),
     afterPush: (push) => run(afterPush(push)),
+    writeSection,
     basePath,
     idleTimeoutMillis: config.gitIdleTimeoutSeconds * 1000,
     onError: (error, request) =>

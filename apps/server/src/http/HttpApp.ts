@@ -27,6 +27,7 @@ import { RepoUserHandlers } from "../handlers/RepoUserHandlers.ts"
 import * as AttachmentDownloadRoutes from "../handlers/AttachmentDownloadRoutes.ts"
 import * as GenericPackageRoutes from "../handlers/GenericPackageRoutes.ts"
 import { isUploadRequest, uploadBodyLimit } from "../handlers/UploadRequests.ts"
+import * as HealthRoute from "../health/HealthRoute.ts"
 import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigMatcherLive.ts"
 import { accessLog } from "./AccessLog.ts"
 import { crossSiteRequestGuard } from "./CrossSiteRequestGuard.ts"
@@ -81,7 +82,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     exempt: git.isGitPath,
     uploads: { maxSize: uploadBodyLimit(config.attachmentMaxSize), matches: isUploadRequest }
   })
-  const errorResponses = forgejoErrorResponses(errorUrl, git.isGitPath)
+  const errorResponses = forgejoErrorResponses(errorUrl, (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url))
   const guard = textInputGuard(errorUrl, git.isGitPath)
   const crossSite = crossSiteRequestGuard(config.rootUrl, errorUrl)
   // Router-wide rather than `serve`'s middleware: with none there (and tracing off), the server
@@ -94,7 +95,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     global: true
   })
   const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback))
-    .pipe(Layer.merge(Layer.mergeAll(AttachmentDownloadRoutes.layer, GenericPackageRoutes.layer, bodyLimitAndLog)))
+    .pipe(Layer.merge(Layer.mergeAll(AttachmentDownloadRoutes.layer, GenericPackageRoutes.layer, HealthRoute.layer, bodyLimitAndLog)))
   return HttpRouter.serve(routes, {
     disableLogger: true,
     routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true }

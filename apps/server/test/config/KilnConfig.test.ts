@@ -18,6 +18,7 @@ describe("KilnConfig", () => {
       assert.strictEqual(settings.signingKey, "generate")
       assert.strictEqual(settings.signingEmail, "noreply@localhost")
       assert.deepStrictEqual(settings.quotaDefaultGroups, [])
+      assert.strictEqual(settings.shutdownTimeout, 30)
     }))
 
   it.effect("reads every variable, normalising the root URL to end with a slash", () =>
@@ -32,8 +33,10 @@ describe("KilnConfig", () => {
         KILN_ADMIN_PASSWORD: "secret-password",
         KILN_ADMIN_EMAIL: "root@example.com",
         KILN_SIGNING_KEY: "/etc/kiln/key.asc",
-        KILN_QUOTA_DEFAULT_GROUPS: "default, small ,"
+        KILN_QUOTA_DEFAULT_GROUPS: "default, small ,",
+        KILN_SHUTDOWN_TIMEOUT: "5"
       })
+      assert.strictEqual(settings.shutdownTimeout, 5)
       assert.strictEqual(settings.rootUrl, "https://git.example.com/forge/")
       assert.strictEqual(settings.httpPort, 8080)
       assert.deepStrictEqual(settings.signingKey, { path: "/etc/kiln/key.asc" })
@@ -91,11 +94,12 @@ describe("KilnConfig", () => {
         KILN_HTTP_PORT: "not-a-port",
         KILN_ROOT_URL: "ftp://example.com",
         KILN_MARKDOWN_MAX_SIZE: "-5",
-        KILN_ADMIN_USERNAME: "root"
+        KILN_ADMIN_USERNAME: "root",
+        KILN_SHUTDOWN_TIMEOUT: "soon"
       }))
       assert.instanceOf(error, InvalidConfiguration)
       const names = error.problems.map((problem) => problem.split(":")[0])
-      assert.includeMembers(names, ["KILN_HTTP_PORT", "KILN_MARKDOWN_MAX_SIZE"])
+      assert.includeMembers(names, ["KILN_HTTP_PORT", "KILN_MARKDOWN_MAX_SIZE", "KILN_SHUTDOWN_TIMEOUT"])
       assert.isTrue(error.problems.some((problem) => problem.startsWith("KILN_ADMIN_USERNAME, KILN_ADMIN_PASSWORD and KILN_ADMIN_EMAIL")))
       const rootUrl = yield* Effect.flip(load({ KILN_ROOT_URL: "ftp://example.com" }))
       assert.deepStrictEqual(rootUrl.problems, ["KILN_ROOT_URL: must be an http(s) URL: ftp://example.com"])

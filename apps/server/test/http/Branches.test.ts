@@ -2,6 +2,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { join } from "node:path"
+import { KilnConfig } from "../../src/config/KilnConfig.ts"
 import { at, baseUrl, createToken, createUser, request, ROOT_URL } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 import { cloneUrl, makeGitClient } from "./GitClient.ts"
@@ -187,5 +189,42 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("branches", (it) => {
       const relisted = yield* request("GET", "/api/v1/repos/carol/timeline/branches")
       assert.sameMembers(names(relisted.body), ["future", "main", "new_branch", "old"])
       assert.isTrue(inOrder(relisted.body), relisted.text)
+    })))
+
+  it.effect("heals a table whose write section never finished: a left mark makes the next read re-read the refs", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dave = yield* createUser("dave")
+      yield* request("POST", "/api/v1/user/repos", { auth: dave.auth, json: { name: "crashed", auto_init: true } })
+      const config = yield* KilnConfig
+      const gitdir = join(config.dataDir, "repositories", "dave", "crashed.git")
+      const sql = yield* SqlClient.SqlClient
+      const repoId = sql`(SELECT r.id FROM repositories r JOIN users u ON u.id = r.owner_id
+        WHERE u.lower_name = 'dave' AND r.lower_name = 'crashed')`
+      const client = yield* makeGitClient
+
+      // What a process killed mid-push leaves: git has the ref, the table never learnt of it.
+      yield* client.git(["--git-dir", gitdir, "branch", "unrecorded", "main"])
+      const unmarked = yield* request("GET", "/api/v1/repos/dave/crashed/branches/unrecorded")
+      assert.strictEqual(unmarked.status, 404, "without a mark the table is trusted")
+
+      // The section marked the table before its git step, and died before clearing the mark.
+      yield* sql`INSERT INTO branch_sync_pending (repo_id) SELECT ${repoId}`
+      const healed = yield* request("GET", "/api/v1/repos/dave/crashed/branches/unrecorded")
+      assert.strictEqual(healed.status, 200, healed.text)
+      const [left] = yield* sql<{ n: unknown }>`SELECT count(*) AS n FROM branch_sync_pending WHERE repo_id = ${repoId}`
+      assert.strictEqual(Number(left?.n), 0)
+
+      // A push finding a mark re-reads every ref, not only those it changed.
+      yield* client.git(["--git-dir", gitdir, "branch", "second", "main"])
+      yield* sql`INSERT INTO branch_sync_pending (repo_id) SELECT ${repoId}`
+      const url = cloneUrl(yield* baseUrl, "dave", "crashed", { username: "dave", password: dave.password })
+      const work = client.path("crashed")
+      yield* client.git(["clone", "-q", url, work])
+      yield* client.git(["push", "-q", "origin", "main:pushed"], { cwd: work })
+      const [stillMarked] = yield* sql<{ n: unknown }>`SELECT count(*) AS n FROM branch_sync_pending WHERE repo_id = ${repoId}`
+      assert.strictEqual(Number(stillMarked?.n), 0)
+      yield* sql`DELETE FROM branch_sync_pending`
+      const listed = yield* request("GET", "/api/v1/repos/dave/crashed/branches")
+      assert.sameMembers(names(listed.body), ["main", "pushed", "second", "unrecorded"])
     })))
 })

@@ -128,7 +128,7 @@ layer(TestServer.layer({ attachmentMaxSize: MAX }), { timeout: "180 seconds" })(
       const listed = yield* request("GET", assets, { auth: user.auth })
       assert.deepStrictEqual((listed.body as Array<unknown>).map((a) => at(a, "name")), ["exact.bin"])
       assert.strictEqual(filesUnder(Path.join(yield* dataDir, "attachments")).length, before + 1)
-      assert.deepStrictEqual(filesUnder(Path.join(yield* dataDir, "tmp", "uploads")), [])
+      assert.deepStrictEqual(filesUnder(Path.join(yield* dataDir, "tmp")), [])
     }))
 
   it.effect("leaves no file and no row when the client goes away mid-upload", () =>
@@ -156,7 +156,7 @@ layer(TestServer.layer({ attachmentMaxSize: MAX }), { timeout: "180 seconds" })(
       const listed = yield* request("GET", assets, { auth: user.auth })
       assert.deepStrictEqual(listed.body, [])
       assert.strictEqual(filesUnder(Path.join(yield* dataDir, "attachments")).length, before)
-      assert.deepStrictEqual(filesUnder(Path.join(yield* dataDir, "tmp", "uploads")), [])
+      assert.deepStrictEqual(filesUnder(Path.join(yield* dataDir, "tmp")), [])
     }))
 
   it.effect("needs write access to upload, edit and delete; read access to list and download; hides private ones", () =>

@@ -14,6 +14,7 @@ import type { NewAccount } from "@kiln/domain/user/User"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { makeGitStorage, RepositoryDirectoriesLive } from "@kiln/git"
 import * as RepositoryRedirectStoreSql from "@kiln/postgres/stores/RepositoryRedirectStoreSql"
+import * as Coordination from "@kiln/postgres/coordination/Coordination"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
@@ -59,6 +60,7 @@ const Stores = Layer.mergeAll(RepositoryStoreSql.layer, TeamStoreSql.layer, User
 const TestLayer = Repositories.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(Stores, FlakyStorage, RepositoryDirectoriesLive(root), TemplateInitialFiles.layer)),
   Layer.provideMerge(CommitRefusal),
+  Layer.provideMerge(Coordination.layer),
   Layer.provideMerge(DatabaseLive)
 )
 

@@ -4,7 +4,8 @@
  * the files the bundle must find beside it or in the installed packages.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
@@ -81,7 +82,8 @@ describe("the server process", () => {
       }, 200)
     })
     assert.strictEqual(await inFlight, 200)
-    await first.exited
+    // A stop asked for is a clean end.
+    assert.strictEqual(await first.exited, 0, first.output)
 
     const restarted = spawnServer({ dataDir, port: await freePort() })
     await listening(restarted)
@@ -139,5 +141,32 @@ describe("the server process", () => {
       running.child.kill("SIGTERM")
       await running.exited
     }
+  }, 120_000)
+
+  it("finishes a clone that is running when SIGTERM comes, then exits 0", async () => {
+    const running = spawnServer({ dataDir: mkdtempSync(join(tmpdir(), "kiln-drain-")), port: await freePort() })
+    await listening(running)
+    const created = await send(running.port, "POST", "/api/v1/admin/users/root/repos", { name: "large", auto_init: true })
+    assert.strictEqual(created.status, 201, created.body)
+    // Enough incompressible content that the clone is still streaming when the signal arrives.
+    const scratch = mkdtempSync(join(tmpdir(), "kiln-drain-work-"))
+    const work = join(scratch, "large")
+    const url = `http://root:root-password@127.0.0.1:${running.port}/root/large.git`
+    git(["clone", "--quiet", url, work])
+    writeFileSync(join(work, "noise.bin"), randomBytes(48 * 1024 * 1024))
+    git(["-C", work, "add", "noise.bin"])
+    git(["-C", work, "-c", "user.name=root", "-c", "user.email=root@example.com", "commit", "--quiet", "-m", "noise"])
+    git(["-C", work, "push", "--quiet", "origin", "HEAD"])
+
+    const clone = new Promise<number>((resolve) => {
+      const child = spawn("git", ["clone", "--quiet", url, join(scratch, "copy")], { stdio: "ignore" })
+      child.once("exit", (code) => resolve(code ?? -1))
+    })
+    // Once the server has started sending the pack, ask it to stop.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    running.child.kill("SIGTERM")
+    assert.strictEqual(await clone, 0)
+    assert.strictEqual(await running.exited, 0, running.output)
+    assert.strictEqual(readFileSync(join(scratch, "copy", "noise.bin")).length, 48 * 1024 * 1024)
   }, 120_000)
 })

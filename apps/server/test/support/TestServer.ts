@@ -53,6 +53,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   archiveMaxConcurrent: 2,
   gitPackCacheMaxSize: 256 * 1024 * 1024,
   accessLog: false,
+  shutdownTimeout: 30,
   ...overrides
 })
 

@@ -15,4 +15,11 @@ export class BranchStore extends Context.Service<BranchStore, {
   readonly remove: (repositoryId: number, name: string) => Effect.Effect<void>
   /** Makes the recorded branches exactly `branches`, all at once. */
   readonly replaceAll: (repositoryId: number, branches: ReadonlyArray<Branch>) => Effect.Effect<void>
+  /** Whether any branch is recorded, and whether the table is marked as possibly behind git: one read. */
+  readonly syncState: (repositoryId: number) => Effect.Effect<{ readonly hasAny: boolean; readonly pending: boolean }>
+  /** Marks the table as possibly behind git; outside a transaction, so the mark holds before the git step. */
+  readonly markPending: (repositoryId: number) => Effect.Effect<void>
+  readonly clearPending: (repositoryId: number) => Effect.Effect<void>
+  /** The repositories marked, oldest mark first. */
+  readonly pending: () => Effect.Effect<ReadonlyArray<number>>
 }>()("@kiln/domain/git/BranchStore") {}

@@ -3,17 +3,22 @@
  * deleted in git and then recorded, and the table kept in step with the refs after every push.
  * [routers/api/v1/repo/branch.go, services/repository/branch.go, modules/repository/branch.go]
  *
- * Every change to the table re-reads the refs it concerns from git under a per-repository lock, so
- * whatever order pushes and API calls finish in, the last one to record a branch records what git
- * holds. A repository whose table is empty although it has branches (never synced, or emptied) is
- * re-read from git once, as Forgejo's `SyncRepoBranches` does.
+ * Every change of refs and of the table runs as the repository's write section (WriteLocks, across
+ * processes) and re-reads the refs it concerns from git, so whatever order pushes and API calls
+ * finish in, the last one to record a branch records what git holds. A section marks the table
+ * pending before its git step and clears the mark once the table is synced; a mark left behind (a
+ * process killed mid-push, a failed sync) makes the next section, read or start re-read every ref
+ * of that repository. A repository whose table is empty although it has branches (never synced, or
+ * emptied) is re-read from git once, as Forgejo's `SyncRepoBranches` does.
  */
-import { Context, Effect, Layer, Option, Schema, Semaphore } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { repositoryKey, WriteLocks } from "../coordination/WriteLocks.ts"
 import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
 import { atLeast } from "../org/AccessMode.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import type { AccessibleRepository } from "../repo/Repositories.ts"
 import type { OwnedRepository } from "../repo/Repository.ts"
+import { RepositoryStore } from "../repo/RepositoryStore.ts"
 import { type CommitVerification, notSigned, UnverifiedReason, unverified } from "../signing/CommitVerification.ts"
 import { splitSignature } from "../signing/SignedCommitObject.ts"
 import { signingKeyFor } from "../signing/SigningKeyResolution.ts"
@@ -85,10 +90,18 @@ export class Branches extends Context.Service<Branches, {
    * `Git Repository is a mirror.`; Forbidden `can not delete default branch`; NotFound `branch does not exist [name: x]`.
    */
   readonly remove: (target: AccessibleRepository, name: string) => Effect.Effect<void, DeleteBranchFailure>
-  /** After a push: records what the pushed branch refs now hold (tags are not recorded). */
+  /**
+   * Runs `change` (git steps that change refs, then `recordPush` for them) as the repository's
+   * write section, with the table marked pending until `change` succeeds; a mark found at the start
+   * (left by a section that never finished) makes the section re-read every branch afterwards.
+   */
+  readonly changeSection: <A, E, R>(repository: OwnedRepository, change: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Inside `changeSection`, after a push: records what the pushed branch refs now hold (tags are not recorded). */
   readonly recordPush: (repository: OwnedRepository, updates: ReadonlyArray<RefUpdate>) => Effect.Effect<void>
   /** Re-reads every branch from git (after repository creation, or when the table was lost). */
   readonly resync: (repository: OwnedRepository) => Effect.Effect<void>
+  /** Re-reads the repositories whose mark was left behind and whose section is free; how many. */
+  readonly healPending: Effect.Effect<number>
 }>()("@kiln/domain/git/Branches") {}
 
 const locationOf = (owned: OwnedRepository): RepositoryLocation => ({ owner: owned.owner.name, name: owned.repository.name })
@@ -98,18 +111,17 @@ const canRead = (target: AccessibleRepository) =>
 const canWrite = (target: AccessibleRepository) =>
   atLeast(target.access.units["repo.code"], "write") || atLeast(target.access.mode, "admin")
 
-// Table changes of one repository never interleave; repositories sharing a stripe only wait briefly.
-const LOCK_STRIPES = 64
-
-export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore> = Layer.effect(
+export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore | RepositoryStore | WriteLocks> = Layer.effect(
   Branches,
   Effect.gen(function*() {
     const git = yield* GitStorage
     const store = yield* BranchStore
+    const repositories = yield* RepositoryStore
+    const writeLocks = yield* WriteLocks
     // Without a signing key service nothing verifies: signed commits show as signed by an unknown key.
     const signingKeys = yield* Effect.serviceOption(SigningKeys)
-    const stripes = Array.from({ length: LOCK_STRIPES }, () => Semaphore.makeUnsafe(1))
-    const locked = (repositoryId: number) => (stripes[repositoryId % LOCK_STRIPES] ?? Semaphore.makeUnsafe(1)).withPermit
+    const locked = (repositoryId: number) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      writeLocks.withLock(repositoryKey(repositoryId), effect)
 
     const verificationOf = (location: RepositoryLocation, commit: CommitInfo): Effect.Effect<CommitVerification> =>
       Effect.gen(function*() {
@@ -147,9 +159,9 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore> = Lay
         yield* store.replaceAll(owned.repository.id, branches)
       })
 
-    /** Records what git holds for each named branch now (a missing branch is forgotten). */
+    /** Inside the section: records what git holds for each named branch now (a missing branch is forgotten). */
     const recordBranches = (owned: OwnedRepository, names: ReadonlyArray<string>) =>
-      locked(owned.repository.id)(Effect.gen(function*() {
+      Effect.gen(function*() {
         if (!(yield* store.hasAny(owned.repository.id))) return yield* resyncUnlocked(owned)
         const location = locationOf(owned)
         const verify = verifier(location)
@@ -158,16 +170,41 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore> = Lay
           if (Option.isNone(head)) yield* store.remove(owned.repository.id, name)
           else yield* store.put(owned.repository.id, branchOf(name, head.value, yield* verify(head.value)))
         }
+      })
+
+    const changeSection = <A, E, R>(owned: OwnedRepository, change: Effect.Effect<A, E, R>) =>
+      locked(owned.repository.id)(Effect.gen(function*() {
+        const id = owned.repository.id
+        const { pending: leftBehind } = yield* store.syncState(id)
+        yield* store.markPending(id)
+        const result = yield* change
+        if (leftBehind) yield* resyncUnlocked(owned)
+        yield* store.clearPending(id)
+        return result
       }))
 
-    /** Forgejo's "non-empty repository should have at least 1 branch" re-read. */
+    /**
+     * A mark whose section is free was left behind: re-read everything. A section in progress will
+     * sync the table itself, and until it does the table answers as one process would mid-push.
+     */
+    const heal = (owned: OwnedRepository) =>
+      writeLocks.whenFree(repositoryKey(owned.repository.id), Effect.gen(function*() {
+        if (!(yield* store.syncState(owned.repository.id)).pending) return false
+        yield* resyncUnlocked(owned)
+        yield* store.clearPending(owned.repository.id)
+        return true
+      }))
+
+    /** Heals a left-behind mark, and Forgejo's "non-empty repository should have at least 1 branch" re-read. */
     const ensureSynced = (owned: OwnedRepository) =>
-      owned.repository.isEmpty
-        ? Effect.void
-        : Effect.flatMap(store.hasAny(owned.repository.id), (any) =>
-          any ? Effect.void : locked(owned.repository.id)(
-            Effect.flatMap(store.hasAny(owned.repository.id), (again) => again ? Effect.void : resyncUnlocked(owned))
-          ))
+      Effect.gen(function*() {
+        const state = yield* store.syncState(owned.repository.id)
+        if (state.pending) return yield* heal(owned)
+        if (owned.repository.isEmpty || state.hasAny) return
+        yield* locked(owned.repository.id)(
+          Effect.flatMap(store.hasAny(owned.repository.id), (again) => again ? Effect.void : resyncUnlocked(owned))
+        )
+      })
 
     const requireRead = (target: AccessibleRepository) =>
       canRead(target) ? Effect.void : Effect.fail(new Forbidden({ message: REQUIRE_CODE_READ_MESSAGE }))
@@ -241,13 +278,15 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore> = Lay
           yield* requireChangeable(target)
           yield* ensureSynced(target)
           const source = yield* sourceCommit(target, input)
-          yield* git.createBranch(locationOf(target), input.newBranchName, source.id).pipe(
-            Effect.catchTag("AlreadyExists", () => Effect.fail(new AlreadyExists({ message: BRANCH_EXISTS_MESSAGE }))),
-            Effect.catchTag("Invalid", () => Effect.fail(new Invalid({ field: "BranchName", message: "[BranchName]: GitRefName" }))),
-            // The source commit was just read: it cannot be missing unless the repository vanished.
-            Effect.catchTag("NotFound", (error) => Effect.die(error))
-          )
-          yield* recordBranches(target, [input.newBranchName])
+          yield* changeSection(target, Effect.gen(function*() {
+            yield* git.createBranch(locationOf(target), input.newBranchName, source.id).pipe(
+              Effect.catchTag("AlreadyExists", () => Effect.fail(new AlreadyExists({ message: BRANCH_EXISTS_MESSAGE }))),
+              Effect.catchTag("Invalid", () => Effect.fail(new Invalid({ field: "BranchName", message: "[BranchName]: GitRefName" }))),
+              // The source commit was just read: it cannot be missing unless the repository vanished.
+              Effect.catchTag("NotFound", (error) => Effect.die(error))
+            )
+            yield* recordBranches(target, [input.newBranchName])
+          }))
           return yield* findRecorded(target, input.newBranchName).pipe(Effect.orDie)
         }),
 
@@ -258,13 +297,15 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore> = Lay
           yield* ensureSynced(target)
           if (name === target.repository.defaultBranch) return yield* new Forbidden({ message: DEFAULT_BRANCH_MESSAGE })
           const missing = new NotFound({ message: branchMissingMessage(name) })
-          yield* git.deleteBranch(locationOf(target), name).pipe(
-            Effect.catchTag("NotFound", () => Effect.fail(missing)),
-            Effect.catchTag("Invalid", () => Effect.fail(missing)),
-            // Moved by a push between reading and deleting: the push won; the branch is not what was asked for.
-            Effect.catchTag("Conflict", () => Effect.fail(missing))
-          )
-          yield* recordBranches(target, [name])
+          yield* changeSection(target, Effect.gen(function*() {
+            yield* git.deleteBranch(locationOf(target), name).pipe(
+              Effect.catchTag("NotFound", () => Effect.fail(missing)),
+              Effect.catchTag("Invalid", () => Effect.fail(missing)),
+              // Moved by a push between reading and deleting: the push won; the branch is not what was asked for.
+              Effect.catchTag("Conflict", () => Effect.fail(missing))
+            )
+            yield* recordBranches(target, [name])
+          }))
         }),
 
       recordPush: (repository, updates) => {
@@ -275,7 +316,19 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore> = Lay
         return names.length === 0 ? Effect.void : recordBranches(repository, names)
       },
 
-      resync: (repository) => locked(repository.repository.id)(resyncUnlocked(repository))
+      changeSection,
+
+      resync: (repository) => locked(repository.repository.id)(resyncUnlocked(repository)),
+
+      healPending: Effect.gen(function*() {
+        let healed = 0
+        for (const id of yield* store.pending()) {
+          const found = yield* repositories.findById(id)
+          if (Option.isNone(found)) continue
+          if ((yield* heal(found.value)) === true) healed++
+        }
+        return healed
+      })
     })
   })
 )

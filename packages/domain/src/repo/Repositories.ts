@@ -12,6 +12,7 @@
 import { Clock, Context, Effect, Layer, Option, Ref, Schedule } from "effect"
 import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
 import { Branches } from "../git/Branches.ts"
+import { repositoryKey, WriteLocks } from "../coordination/WriteLocks.ts"
 import { GitArchives } from "../git/GitArchives.ts"
 import { type InitialCommit, GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
@@ -197,12 +198,13 @@ export class Repositories extends Context.Service<Repositories, {
     doer: User,
     target: AccessibleRepository,
     input: EditRepositoryInput
-  ) => Effect.Effect<AccessibleRepository, Invalid | Forbidden | Conflict | GitStorageFailure>
+  ) => Effect.Effect<AccessibleRepository, Invalid | Forbidden | Conflict | NotFound | GitStorageFailure>
   /**
    * `DELETE /repos/{o}/{r}`: Forbidden `user should be the owner of the repo`, then (organization
-   * repositories) `Given user is not owner of organization.` (403).
+   * repositories) `Given user is not owner of organization.` (403); NotFound when another request
+   * deleted it first.
    */
-  readonly remove: (doer: User, target: AccessibleRepository) => Effect.Effect<void, Forbidden | GitStorageFailure>
+  readonly remove: (doer: User, target: AccessibleRepository) => Effect.Effect<void, Forbidden | NotFound | GitStorageFailure>
   /**
    * `GET /users/{u}/repos`, `GET /orgs/{org}/repos`: by id; private ones only with `includePrivate`.
    * Items the viewer may not access are dropped (site admins see all); `total` counts the whole set.
@@ -300,7 +302,7 @@ const tombstoneOf = (owned: OwnedRepository): RepositoryLocation => ({
 export const layer: Layer.Layer<
   Repositories,
   never,
-  RepositoryStore | RepositoryRedirectStore | TeamStore | UserStore | GitStorage | RepositoryDirectories | InitialFiles | Transactions
+  RepositoryStore | RepositoryRedirectStore | TeamStore | UserStore | GitStorage | RepositoryDirectories | InitialFiles | Transactions | WriteLocks
 > = Layer.effect(
   Repositories,
   Effect.gen(function*() {
@@ -318,6 +320,7 @@ export const layer: Layer.Layer<
     const archives = yield* Effect.serviceOption(GitArchives)
     const initialFiles = yield* InitialFiles
     const transactions = yield* Transactions
+    const writeLocks = yield* WriteLocks
 
     /** The base repositories of the forks among `owned`, by id. */
     const parentsOf = (owned: ReadonlyArray<OwnedRepository>) =>
@@ -525,7 +528,21 @@ export const layer: Layer.Layer<
         Effect.catch(() => Effect.succeed(false))
       )
 
-    const edit = (doer: User, target: AccessibleRepository, input: EditRepositoryInput) =>
+    /**
+     * Runs `change` as the repository's write section (across processes: no push, branch change,
+     * rename or deletion of it interleaves), on its row as it is now: another request may have
+     * renamed, archived or deleted it since `target` was read.
+     */
+    const inSection = <A, E, R>(target: AccessibleRepository, change: (current: AccessibleRepository) => Effect.Effect<A, E, R>) =>
+      writeLocks.withLock(repositoryKey(target.repository.id), Effect.gen(function*() {
+        const found = yield* store.findById(target.repository.id)
+        if (Option.isNone(found)) return yield* hiddenOrMissing(target.owner.name, target.repository.name)
+        return yield* change({ ...target, ...found.value })
+      }))
+
+    const edit = (doer: User, target: AccessibleRepository, input: EditRepositoryInput) => inSection(target, (current) => editNow(doer, current, input))
+
+    const editNow = (doer: User, target: AccessibleRepository, input: EditRepositoryInput) =>
       Effect.gen(function*() {
         const settings = yield* RepositorySettings
         yield* requireAdmin(target)
@@ -596,7 +613,9 @@ export const layer: Layer.Layer<
         return yield* reload(Option.some(doer), repository.id)
       })
 
-    const remove = (doer: User, target: AccessibleRepository) =>
+    const remove = (doer: User, target: AccessibleRepository) => inSection(target, (current) => removeNow(doer, current))
+
+    const removeNow = (doer: User, target: AccessibleRepository) =>
       Effect.gen(function*() {
         if (!atLeast(target.access.mode, "owner")) return yield* new Forbidden({ message: REQUIRE_OWNER_MESSAGE })
         const { owner, repository } = target

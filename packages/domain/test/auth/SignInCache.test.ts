@@ -73,4 +73,32 @@ describe("SignInCache", () => {
       yield* cache.signIn("a", first.verify)
       assert.strictEqual(first.runs(), 1)
     }))
+
+  it.effect("following changes: off until listening, forgets on a change, off again while the listener is lost", () =>
+    Effect.gen(function*() {
+      const { cache, onSignal } = SignInCache.makeFollowing({ maxEntries: 10, ttlMillis: 60_000 })
+      const known = counting(Option.some(signInOf(1)))
+      yield* cache.signIn("a", known.verify)
+      yield* cache.signIn("a", known.verify)
+      assert.strictEqual(known.runs(), 2, "nothing is answered from memory before listening")
+
+      yield* onSignal({ _tag: "Listening" })
+      yield* cache.signIn("a", known.verify)
+      yield* cache.signIn("a", known.verify)
+      assert.strictEqual(known.runs(), 3)
+
+      yield* onSignal({ _tag: "Changed", key: "token:9" })
+      yield* cache.signIn("a", known.verify)
+      assert.strictEqual(known.runs(), 4, "a change forgets what was remembered")
+
+      yield* onSignal({ _tag: "Lost" })
+      yield* cache.signIn("a", known.verify)
+      yield* cache.signIn("a", known.verify)
+      assert.strictEqual(known.runs(), 6, "nothing is answered from memory while changes go unheard")
+
+      yield* onSignal({ _tag: "Listening" })
+      yield* cache.signIn("a", known.verify)
+      yield* cache.signIn("a", known.verify)
+      assert.strictEqual(known.runs(), 7)
+    }))
 })

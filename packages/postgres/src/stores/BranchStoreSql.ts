@@ -101,7 +101,26 @@ export const layer = Layer.effect(
           for (let start = 0; start < branches.length; start += 1_000) {
             yield* insert(repositoryId, branches.slice(start, start + 1_000))
           }
-        })).pipe(Effect.orDie)
+        })).pipe(Effect.orDie),
+      syncState: (repositoryId) =>
+        sql<{ has_any: boolean; pending: boolean }>`SELECT
+            EXISTS (SELECT 1 FROM branches WHERE repo_id = ${repositoryId}) AS has_any,
+            EXISTS (SELECT 1 FROM branch_sync_pending WHERE repo_id = ${repositoryId}) AS pending`.pipe(
+          Effect.map(([row]) => ({ hasAny: row?.has_any === true, pending: row?.pending === true })),
+          Effect.orDie
+        ),
+      markPending: (repositoryId) =>
+        sql`INSERT INTO branch_sync_pending (repo_id) VALUES (${repositoryId}) ON CONFLICT (repo_id) DO NOTHING`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+      clearPending: (repositoryId) =>
+        sql`DELETE FROM branch_sync_pending WHERE repo_id = ${repositoryId}`.pipe(Effect.asVoid, Effect.orDie),
+      pending: () =>
+        sql<{ repo_id: unknown }>`SELECT repo_id FROM branch_sync_pending ORDER BY marked_at`.pipe(
+          Effect.map((rows) => rows.map((row) => int(row.repo_id))),
+          Effect.orDie
+        )
     })
   })
 )

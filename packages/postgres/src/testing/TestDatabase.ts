@@ -9,7 +9,7 @@
  * parallel runs never share one. No migrations are applied here: callers add their own.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted, type Scope } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
@@ -57,7 +57,17 @@ export const adminLayer = (url: Redacted.Redacted<string>): Layer.Layer<Database
  * set on it before any connection opens.
  */
 export const layerServer = (url: Redacted.Redacted<string>, settings: Settings = {}): Layer.Layer<Database.Client, SqlError.SqlError> =>
-  Layer.unwrap(Effect.gen(function*() {
+  Layer.unwrap(Effect.map(serverDatabase(url, settings), Database.layerServer))
+
+/**
+ * A database of its own on the server at `url` (see `layerServer`), as a URL: for tests whose
+ * server processes connect to it themselves.
+ */
+export const serverDatabase = (
+  url: Redacted.Redacted<string>,
+  settings: Settings = {}
+): Effect.Effect<Redacted.Redacted<string>, SqlError.SqlError, Scope.Scope> =>
+  Effect.gen(function*() {
     const admin = Context.get(yield* Layer.build(adminLayer(url)), SqlClient.SqlClient)
     const name = `kiln_t_${randomBytes(8).toString("hex")}`
     yield* Effect.acquireRelease(
@@ -68,8 +78,8 @@ export const layerServer = (url: Redacted.Redacted<string>, settings: Settings =
     for (const assignment of assignments(settings)) {
       yield* admin`ALTER DATABASE ${admin(name)} SET ${admin.literal(assignment)}`
     }
-    return Database.layerServer(ConnectionUrl.withDatabase(url, name))
-  }))
+    return ConnectionUrl.withDatabase(url, name)
+  })
 
 /** The test database (see above) with `settings` in force on every connection. */
 export const layerWithSettings = (

@@ -1,0 +1,175 @@
+/**
+ * Issue 19, item 5: several processes on one PostgreSQL database and data directory.
+ *
+ * - The users and repos loads (`GET /users/{username}` with a token, `GET /repos/{owner}/{repo}`)
+ *   against 1 process, then against 2 processes behind a round-robin client, in the same run:
+ *   req/s, p99 and the CPU each process used (cores, over the measured windows).
+ * - A mixed workload shaped like GitLab's reference architectures (bench/MixedWorkload.ts) against
+ *   the 2 processes, its rate raised level by level (doubling) until the API p99 passes 200 ms; the
+ *   highest level held is reported as GitLab's "users". The goal on a 2-core machine is the
+ *   50,000-user reference (1,000 API requests/s, 100 pulls/s, 20 pushes/s); reported, not enforced.
+ *
+ * On the embedded database (one process per data directory) there is nothing to measure.
+ */
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as BenchDatabase from "../BenchDatabase.ts"
+import type { ChildServer } from "../ChildServer.ts"
+import { type Admin, createToken, startKiln } from "../KilnServer.ts"
+import { type LoadResult, runLoad } from "../LoadGenerator.ts"
+import * as MixedWorkload from "../MixedWorkload.ts"
+import { atLeast, type BenchSettings, compare, type DatabaseReport, perDatabase, type Scenario, validity } from "../Scenario.ts"
+import { seedUsers, userName } from "../Seed.ts"
+import * as ThreadCpu from "../ThreadCpu.ts"
+import { repositoryName, seedRepositories } from "./ReposScenario.ts"
+
+const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
+
+const OWNERS = 1_000
+const REPOSITORIES = 10_000
+const P99_LIMIT_MS = 200
+/** The ramp stops here whatever happens: 2 × the goal. */
+const MOST_USERS = 100_000
+
+const totalSeconds = (cpu: ThreadCpu.ProcessCpu): number => [...cpu.values()].reduce((sum, seconds) => sum + seconds, 0)
+
+const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, log: (line: string) => void): Promise<DatabaseReport> => {
+  if (kind !== "postgres") {
+    return {
+      database: kind,
+      loads: [],
+      comparisons: [],
+      targets: [],
+      notes: ["the embedded database serves one process per data directory: run with --db postgres"]
+    }
+  }
+  const notes: Array<string> = []
+  const database = await BenchDatabase.create(kind, settings.postgresUrl)
+  const servers: Array<ChildServer> = []
+  try {
+    const started = performance.now()
+    await seedUsers(database, admin, Math.max(settings.users, OWNERS))
+    await seedRepositories(database, REPOSITORIES)
+    notes.push(`seeded ${Math.max(settings.users, OWNERS)} users and ${REPOSITORIES} repositories in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    log(`[${kind}] ${notes[0]}`)
+
+    const start = async (index: number) => {
+      const server = await startKiln({ database, admin, logFile: Path.join(database.dataDir, `kiln-${index}.log`) })
+      servers.push(server)
+      return server
+    }
+    const userPaths = Array.from({ length: 2_000 }, (_, i) => `/api/v1/users/${userName((i * 7) % Math.max(settings.users, OWNERS) + 1)}`)
+    const repoPaths = Array.from({ length: 2_000 }, (_, i) => {
+      const index = (i * 7_919) % REPOSITORIES + 1
+      const publicIndex = index % 10 === 3 ? index + 1 : index
+      return `/api/v1/repos/${userName((publicIndex - 1) % OWNERS + 1)}/${repositoryName(publicIndex)}`
+    })
+
+    /** A load against `targets` round robin, with the CPU each server process used meanwhile. */
+    const measured = async (label: string, targets: ReadonlyArray<ChildServer>, paths: ReadonlyArray<string>, headers?: Record<string, string>) => {
+      const [first, ...others] = targets
+      if (first === undefined) throw new Error("no server")
+      let before: Array<ThreadCpu.ProcessCpu | undefined> = []
+      let measuringSince = 0
+      log(`[${kind}] ${label}: ${settings.warmupSeconds} s warm-up, ${settings.windows} × ${settings.seconds / settings.windows} s`)
+      const result = await runLoad({
+        label,
+        baseUrl: first.url,
+        otherBaseUrls: others.map((server) => server.url),
+        paths,
+        connections: settings.connections,
+        warmupSeconds: settings.warmupSeconds,
+        windows: settings.windows,
+        windowSeconds: settings.seconds / settings.windows,
+        ...(headers === undefined ? {} : { headers })
+      }, (window) =>
+        log(`[${kind}]   window ${window.index + 1}: ${window.requestsPerSecond.toFixed(0)} req/s, p99 ${window.p99Ms.toFixed(2)} ms`), () => {
+        before = targets.map((server) => ThreadCpu.sampleProcess(server.pid))
+        measuringSince = performance.now()
+      })
+      const elapsed = (performance.now() - measuringSince) / 1000
+      const cores = targets.map((server, index) => {
+        const was = before[index]
+        const now = ThreadCpu.sampleProcess(server.pid)
+        return was === undefined || now === undefined ? undefined : totalSeconds(ThreadCpu.processDelta(was, now)) / elapsed
+      })
+      const cpuText = cores.map((used, index) => `process ${index + 1} ${used === undefined ? "n/a" : used.toFixed(2)}`).join(", ")
+      notes.push(`${label}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(2)} ms; CPU cores used: ${cpuText}`)
+      log(`[${kind}] ${notes[notes.length - 1]}`)
+      return result
+    }
+
+    const one = await start(1)
+    const token = await createToken(one.url, admin, "bench")
+    const auth = { authorization: `token ${token}` }
+    const usersOne = await measured("users, 1 process", [one], userPaths, auth)
+    const reposOne = await measured("repos, 1 process", [one], repoPaths)
+    const two = await start(2)
+    const usersTwo = await measured("users, 2 processes round robin", [one, two], userPaths, auth)
+    const reposTwo = await measured("repos, 2 processes round robin", [one, two], repoPaths)
+
+    // The mixed workload: real repositories to pull from and push to, through both processes.
+    const repositories = ["mixed-0", "mixed-1", "mixed-2", "mixed-3"]
+    for (const name of repositories) {
+      const response = await fetch(`${one.url}/api/v1/user/repos`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ name, auto_init: true })
+      })
+      if (response.status !== 201) throw new Error(`creating ${name} answered ${response.status}: ${await response.text()}`)
+    }
+    const workDir = Fs.mkdtempSync(Path.join(database.dataDir, "..", "kiln-bench-mixed-"))
+    try {
+      const target: MixedWorkload.MixedTarget = {
+        baseUrls: [one.url, two.url],
+        token,
+        owner: admin.username,
+        password: admin.password,
+        repositories,
+        workDir
+      }
+      const prepared = await MixedWorkload.prepare(target, { pull: 24, push: 8 })
+      const levelSeconds = Math.max(10, settings.seconds / 3)
+      const levels: Array<MixedWorkload.LevelResult> = []
+      let highest = 0
+      for (let users = 1_000; users <= MOST_USERS; users *= 2) {
+        log(`[${kind}] mixed workload at ${users} users for ${levelSeconds} s`)
+        const level = await MixedWorkload.runLevel(target, prepared, users, levelSeconds)
+        levels.push(level)
+        const line = `mixed ${users} users (${level.apiPerSecond} API/s, ${level.pullsPerSecond} pulls/s, ${level.pushesPerSecond} pushes/s): ` +
+          `API p50 ${level.api.p50Ms.toFixed(1)} ms p99 ${level.api.p99Ms.toFixed(1)} ms (${level.api.count}, ${level.api.failures} failed); ` +
+          `pulls p50 ${level.pulls.p50Ms.toFixed(0)} ms p99 ${level.pulls.p99Ms.toFixed(0)} ms (${level.pulls.count}, ${level.pulls.failures} failed); ` +
+          `pushes p50 ${level.pushes.p50Ms.toFixed(0)} ms p99 ${level.pushes.p99Ms.toFixed(0)} ms (${level.pushes.count}, ${level.pushes.failures} failed)`
+        notes.push(`${line}; load average ${Os.loadavg()[0]?.toFixed(1) ?? "n/a"}`)
+        log(`[${kind}] ${line}`)
+        if (!MixedWorkload.held(level, P99_LIMIT_MS)) break
+        highest = users
+      }
+      notes.push(`mixed workload: highest level held (API p99 < ${P99_LIMIT_MS} ms, under 1 % failed): ${highest} users`)
+
+      const loads: ReadonlyArray<LoadResult> = [usersOne, reposOne, usersTwo, reposTwo]
+      return {
+        database: kind,
+        loads,
+        comparisons: [compare(usersTwo, usersOne), compare(reposTwo, reposOne)],
+        targets: [
+          atLeast("mixed workload users held (GitLab reference architecture, goal 50,000)", highest, 50_000, false),
+          ...loads.flatMap(validity)
+        ],
+        notes
+      }
+    } finally {
+      Fs.rmSync(workDir, { recursive: true, force: true })
+    }
+  } finally {
+    for (const server of servers.reverse()) await server.stop()
+    await database.dispose()
+  }
+}
+
+export const scenario: Scenario = perDatabase(
+  "scale",
+  "users and repos loads on 1 vs 2 processes (round robin), and the GitLab-shaped mixed workload ramp on 2",
+  runOn
+)

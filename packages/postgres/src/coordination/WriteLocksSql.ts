@@ -1,0 +1,126 @@
+/**
+ * The WriteLocks port on PostgreSQL.
+ *
+ * Within a process, one semaphore per key (created on demand, dropped when unused) queues the
+ * sections. Across processes, on a server, the section then holds a session advisory lock
+ * (`pg_advisory_lock` space `(namespace, hashtext(key))`) for its whole length, git steps included.
+ * Every lock of the process lives on one dedicated connection: sections ask with the non-blocking
+ * `pg_try_advisory_lock` and poll with a short backoff while another process holds the key, so a
+ * waiting section neither pins a connection of its own nor can exhaust the pool its body queries
+ * through. A process that dies loses its connection and with it its locks, which is what lets
+ * others go on. If the lock connection drops mid-section, the lock is gone early: the release
+ * notices (unlock answers false) and logs it.
+ *
+ * On the embedded database there is one process per data directory (its lock file) and one
+ * session, whose advisory locks would never exclude each other: the in-process semaphores are the
+ * whole lock there.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Duration, Effect, Layer, Option, Semaphore } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { WriteLocks } from "@kiln/domain/coordination/WriteLocks"
+
+// The first key of the two-int advisory lock space; other advisory locks of Kiln use one bigint.
+const namespace = 0x6b6c6b // "klk"
+
+const firstPoll = 5
+const longestPoll = 100
+
+interface Holder {
+  readonly semaphore: Semaphore.Semaphore
+  users: number
+}
+
+/** Semaphores by key, each kept while a fiber holds or waits for it. */
+const keyedSemaphores = () => {
+  const holders = new Map<string, Holder>()
+  const enter = (key: string) =>
+    Effect.sync(() => {
+      const holder = holders.get(key) ?? { semaphore: Semaphore.makeUnsafe(1), users: 0 }
+      holder.users++
+      holders.set(key, holder)
+      return holder
+    })
+  const leave = (key: string, holder: Holder) =>
+    Effect.sync(() => {
+      holder.users--
+      if (holder.users === 0) holders.delete(key)
+    })
+  return {
+    withPermit: <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) =>
+      Effect.acquireUseRelease(enter(key), (holder) => holder.semaphore.withPermit(effect), (holder) => leave(key, holder)),
+    ifAvailable: <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) =>
+      Effect.acquireUseRelease(
+        enter(key),
+        (holder) => Semaphore.withPermitsIfAvailable(holder.semaphore, 1)(effect),
+        (holder) => leave(key, holder)
+      )
+  }
+}
+
+export interface Options {
+  /** True on a PostgreSQL server: sections also hold advisory locks, across processes. */
+  readonly acrossProcesses: boolean
+}
+
+export const layer = (options: Options): Layer.Layer<WriteLocks, never, PgClient.PgClient> =>
+  Layer.effect(WriteLocks, Effect.gen(function*() {
+    const local = keyedSemaphores()
+    if (!options.acrossProcesses) {
+      return WriteLocks.of({
+        withLock: local.withPermit,
+        whenFree: (key, effect) => Effect.map(local.ifAvailable(key, effect), Option.getOrUndefined)
+      })
+    }
+    const pg = yield* PgClient.PgClient
+    // One connection, never idle-closed: closing it would drop every lock held on it.
+    const locks = yield* PgClient.make({
+      ...pg.config,
+      applicationName: "kiln-write-locks",
+      maxConnections: 1,
+      minConnections: 1,
+      idleTimeout: Duration.infinity,
+      multiplex: true
+    }).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
+
+    const tryLock = (key: string) =>
+      locks<{ locked: boolean }>`SELECT pg_try_advisory_lock(${namespace}, hashtext(${key})) AS locked`.pipe(
+        Effect.map(([row]) => row?.locked === true)
+      )
+    const unlock = (key: string) =>
+      locks<{ unlocked: boolean }>`SELECT pg_advisory_unlock(${namespace}, hashtext(${key})) AS unlocked`.pipe(
+        Effect.flatMap(([row]) =>
+          row?.unlocked === true ? Effect.void : Effect.logError(`write lock ${key} was lost before its section ended`)
+        ),
+        Effect.catchCause((cause) => Effect.logError(`write lock ${key} not released`, cause))
+      )
+
+    /**
+     * Polls until the lock is ours; database failures are defects (nothing can be written then).
+     * Runs as an uninterruptible acquisition, interruptible only while sleeping, when nothing is held.
+     */
+    const acquire = (key: string) =>
+      Effect.gen(function*() {
+        let wait = firstPoll
+        while (!(yield* tryLock(key))) {
+          yield* Effect.interruptible(Effect.sleep(Duration.millis(wait)))
+          wait = Math.min(longestPoll, wait * 2)
+        }
+      }).pipe(Effect.orDie)
+
+    const holding = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) =>
+      Effect.acquireUseRelease(acquire(key), () => effect, () => unlock(key))
+
+    return WriteLocks.of({
+      withLock: (key, effect) => local.withPermit(key, holding(key, effect)),
+      whenFree: (key, effect) =>
+        local.ifAvailable(
+          key,
+          Effect.acquireUseRelease(
+            Effect.orDie(tryLock(key)),
+            (locked) => locked ? effect : Effect.succeed(undefined),
+            (locked) => locked ? unlock(key) : Effect.void
+          )
+        ).pipe(Effect.map((result) => Option.getOrUndefined(result)))
+    })
+  }))
