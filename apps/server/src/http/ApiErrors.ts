@@ -26,6 +26,8 @@ export class ApiConflict extends Schema.Error<ApiConflict>("ApiConflict")(body, 
 export class ApiPayloadTooLarge extends Schema.Error<ApiPayloadTooLarge>("ApiPayloadTooLarge")(body, { httpApiStatus: 413 }) {}
 export class ApiValidationFailed extends Schema.Error<ApiValidationFailed>("APIValidationError")(body, { httpApiStatus: 422 }) {}
 export class ApiLocked extends Schema.Error<ApiLocked>("ApiLocked")(body, { httpApiStatus: 423 }) {}
+/** A spent rate-limit budget (issue 21); `Retry-After` says when the next window opens. */
+export class ApiTooManyRequests extends Schema.Error<ApiTooManyRequests>("ApiTooManyRequests")(body, { httpApiStatus: 429 }) {}
 export class ApiInternalError extends Schema.Error<ApiInternalError>("APIError")(body, { httpApiStatus: 500 }) {}
 
 /** A renamed repository's old path (Forgejo's `RedirectToRepo`): where the request goes instead. */

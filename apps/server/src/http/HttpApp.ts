@@ -1,9 +1,12 @@
 /** The HTTP application: the API, its description, the git endpoints, and the fallbacks. */
-import { Effect, Layer } from "effect"
-import { HttpRouter, type HttpServerResponse } from "effect/http"
+import { Effect, Layer, Result } from "effect"
+import { HttpMiddleware, HttpRouter, type HttpServerResponse } from "effect/http"
+import { DataChanges } from "@kiln/domain/changes/DataChanges"
+import * as DataChangesPg from "@kiln/postgres/coordination/DataChangesPg"
+import * as RateLimitStoreSql from "@kiln/postgres/stores/RateLimitStoreSql"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
-import { KilnConfig } from "../config/KilnConfig.ts"
+import { KilnConfig, proxyNetwork } from "../config/KilnConfig.ts"
 import { AdminUnadoptedHandlers } from "../handlers/AdminUnadoptedHandlers.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
 import { ArchiveHandlers } from "../handlers/ArchiveHandlers.ts"
@@ -29,6 +32,10 @@ import * as GenericPackageRoutes from "../handlers/GenericPackageRoutes.ts"
 import { isUploadRequest, uploadBodyLimit } from "../handlers/UploadRequests.ts"
 import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigMatcherLive.ts"
 import { accessLog } from "./AccessLog.ts"
+import { conditionalResponses } from "./conditional/ConditionalResponses.ts"
+import { corsResponses } from "./cors/CorsResponses.ts"
+import { rateLimitHeaders } from "./ratelimit/RateLimitHeaders.ts"
+import * as RateLimiter from "./ratelimit/RateLimiter.ts"
 import { forgejoErrorResponses } from "./ErrorResponses.ts"
 import * as ApiErrors from "./ApiErrors.ts"
 import * as Authentication from "./Authentication.ts"
@@ -82,11 +89,24 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   })
   const errorResponses = forgejoErrorResponses(errorUrl, git.isGitPath)
   const guard = textInputGuard(errorUrl, git.isGitPath)
+  const conditional = conditionalResponses(yield* DataChanges, { exempt: git.isGitPath, maxEntries: 50_000 })
+  const rateLimits = rateLimitHeaders(yield* RateLimiter.RateLimiter)
+  const cors = config.cors.enabled ? corsResponses(config.cors, git.isGitPath) : undefined
+  const proxies = config.trustedProxies.flatMap((proxy) => {
+    const network = proxyNetwork(proxy)
+    return Result.isSuccess(network) ? [network.success] : []
+  })
+  const forwarded = proxies.length > 0 ? HttpMiddleware.xForwardedHeaders({ trustedProxies: proxies }) : undefined
   // Router-wide rather than `serve`'s middleware: with none there (and tracing off), the server
   // handles each request in a single continuation frame. The error shaping sits outside the body
-  // limit, whose 413 it shapes too; the input guard inside it, so that its read is limited.
+  // limit, whose 413 it shapes too; the input guard inside it, so that its read is limited. Rate
+  // limits count the answer conditional requests settle (a 304 is free); CORS grants every answer.
+  const shaped = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    rateLimits(conditional(errorResponses(limits(guard(app)))))
+  const withCors = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    cors === undefined ? shaped(app) : cors(shaped(app))
   const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    errorResponses(limits(guard(app)))
+    forwarded === undefined ? withCors(app) : forwarded(withCors(app))
   const bodyLimitAndLog = HttpRouter.middleware((app) => config.accessLog ? accessLog(boundary(app)) : boundary(app), {
     global: true
   })
@@ -96,4 +116,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     disableLogger: true,
     routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true }
   })
-})).pipe(Layer.provide(ApiErrors.layer))
+})).pipe(
+  Layer.provide(ApiErrors.layer),
+  Layer.provide(Layer.mergeAll(RateLimiter.layer.pipe(Layer.provide(RateLimitStoreSql.layer)), DataChangesPg.layer()))
+)

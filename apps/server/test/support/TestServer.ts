@@ -42,6 +42,12 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   migrationsMaxSize: 2 * 1024 * 1024 * 1024,
   archiveCacheMaxSize: 1024 * 1024 * 1024,
   accessLog: false,
+  rateLimitAuthenticated: 0,
+  rateLimitAnonymous: 0,
+  rateLimitSearch: 0,
+  rateLimitAdmins: false,
+  trustedProxies: [],
+  cors: { enabled: false, allowOrigins: ["*"], methods: ["GET"], headers: [], maxAge: 600, allowCredentials: false },
   ...overrides
 })
 

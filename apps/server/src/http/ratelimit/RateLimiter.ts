@@ -1,0 +1,165 @@
+/**
+ * Budgets of requests per hour, GitHub's way: per signed-in user, or per client address for callers
+ * signed in as nobody, with a smaller budget of its own for searches.
+ *
+ * Counting costs no query: each process counts in memory and adds its counts to the shared table
+ * (RateLimitStore) at least once a second, and at once when a counter it does not know yet starts or
+ * one has gathered `FLUSH_AT` requests; the table answers the totals, which include the other
+ * processes' counts. A process's view of a caller is thus short by at most what the other processes
+ * have not added yet (a few requests each).
+ */
+import { Cause, Context, Duration, Effect, Layer, Option, Queue } from "effect"
+import type { Principal } from "@kiln/domain/auth/Authentication"
+import { type RateLimitCount, RateLimitStore } from "@kiln/domain/ratelimit/RateLimitStore"
+import { KilnConfig } from "../../config/KilnConfig.ts"
+
+export type Resource = "core" | "search"
+
+/** One caller's budget for one kind of request. */
+export interface Budget {
+  readonly subject: string
+  readonly resource: Resource
+  readonly limit: number
+}
+
+/** Where a budget stands, as GitHub's headers and `/rate_limit` tell it. */
+export interface BudgetState {
+  readonly limit: number
+  readonly used: number
+  readonly remaining: number
+  /** Unix seconds when the window ends. */
+  readonly reset: number
+}
+
+const FLUSH_AT = 8
+const FLUSH_INTERVAL = Duration.seconds(1)
+const HOUR_MS = 3_600_000
+
+class Counter {
+  window: number
+  /** The shared total as the table last answered it (this process's flushed counts included). */
+  shared = 0
+  /** Counted here, not yet added to the table. */
+  pending = 0
+  /** The table has answered for this window. */
+  known = false
+  constructor(window: number) {
+    this.window = window
+  }
+}
+
+export class RateLimiter extends Context.Service<RateLimiter, {
+  /** The budget a request spends, undefined when it spends none (off, or an exempt administrator). */
+  readonly budgetOf: (principal: Option.Option<Principal>, address: string, resource: Resource) => Budget | undefined
+  readonly state: (budget: Budget) => BudgetState
+  /** Spends one request. */
+  readonly spend: (budget: Budget) => void
+}>()("@kiln/server/RateLimiter") {}
+
+export const layer = Layer.effect(
+  RateLimiter,
+  Effect.gen(function*() {
+    const config = yield* KilnConfig
+    const store = yield* RateLimitStore
+    const counters = new Map<string, Counter>()
+    const wake = yield* Queue.sliding<void>(1)
+    let pruned = 0
+
+    const currentWindow = () => Math.floor(Date.now() / HOUR_MS)
+    const keyOf = (budget: Budget) => `${budget.resource}\u0000${budget.subject}`
+
+    const counterOf = (budget: Budget): Counter => {
+      const window = currentWindow()
+      const key = keyOf(budget)
+      let counter = counters.get(key)
+      if (counter === undefined) {
+        counter = new Counter(window)
+        counters.set(key, counter)
+      } else if (counter.window !== window) {
+        counter.window = window
+        counter.shared = 0
+        counter.pending = 0
+        counter.known = false
+      }
+      return counter
+    }
+
+    const flush = Effect.gen(function*() {
+      const window = currentWindow()
+      const batch: Array<RateLimitCount> = []
+      const sent = new Map<string, number>()
+      for (const [key, counter] of counters) {
+        if (counter.window !== window) {
+          counters.delete(key)
+          continue
+        }
+        if (counter.pending === 0 && counter.known) continue
+        const separator = key.indexOf("\u0000")
+        batch.push({ resource: key.slice(0, separator), subject: key.slice(separator + 1), window, count: counter.pending })
+        sent.set(key, counter.pending)
+      }
+      if (batch.length > 0) {
+        const totals = yield* store.add(batch)
+        for (const total of totals) {
+          const key = `${total.resource}\u0000${total.subject}`
+          const counter = counters.get(key)
+          if (counter === undefined || counter.window !== total.window) continue
+          counter.pending -= sent.get(key) ?? 0
+          counter.shared = total.count
+          counter.known = true
+        }
+      }
+      if (pruned !== window) {
+        yield* store.prune(window)
+        pruned = window
+      }
+    })
+
+    yield* Effect.forkScoped(Effect.forever(
+      Queue.take(wake).pipe(
+        Effect.timeoutOption(FLUSH_INTERVAL),
+        Effect.andThen(flush),
+        Effect.catchCause((cause) => Effect.logWarning("rate limit counts not shared", Cause.pretty(cause)))
+      )
+    ))
+    // Counts of a process that stops reach the table too.
+    yield* Effect.addFinalizer(() => Effect.ignore(flush))
+
+    const limits = {
+      authenticated: config.rateLimitAuthenticated,
+      anonymous: config.rateLimitAnonymous,
+      search: config.rateLimitSearch
+    }
+
+    return RateLimiter.of({
+      budgetOf: (principal, address, resource) => {
+        if (Option.isSome(principal)) {
+          const user = principal.value.user
+          if (limits.authenticated === 0 || (user.isAdmin && !config.rateLimitAdmins)) return undefined
+          return resource === "search" && limits.search > 0
+            ? { subject: `user:${user.id}`, resource, limit: Math.min(limits.search, limits.authenticated) }
+            : { subject: `user:${user.id}`, resource: "core", limit: limits.authenticated }
+        }
+        if (limits.anonymous === 0) return undefined
+        return resource === "search" && limits.search > 0
+          ? { subject: `address:${address}`, resource, limit: Math.min(limits.search, limits.anonymous) }
+          : { subject: `address:${address}`, resource: "core", limit: limits.anonymous }
+      },
+      state: (budget) => {
+        const counter = counterOf(budget)
+        const used = counter.shared + counter.pending
+        return {
+          limit: budget.limit,
+          used,
+          remaining: Math.max(0, budget.limit - used),
+          reset: (counter.window + 1) * 3600
+        }
+      },
+      spend: (budget) => {
+        const counter = counterOf(budget)
+        counter.pending++
+        if (!counter.known || counter.pending >= FLUSH_AT) Queue.offerUnsafe(wake, undefined)
+      }
+    })
+  })
+)
