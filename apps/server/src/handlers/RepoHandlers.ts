@@ -9,6 +9,7 @@ import { Api } from "../api/Api.ts"
 import type { EditRepoOption } from "../api/ReposApi.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { withLastModified } from "../http/conditional/LastModified.ts"
 import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
 import { RepositoryJson, SearchResultsJson, toCollaboratorPermissionJson } from "../wire/Repository.ts"
 import { userJsonFor } from "../wire/User.ts"
@@ -77,7 +78,9 @@ export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUnt
         yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
         return plainJsonResponse(SearchResultsJson, { ok: true, data: result.items.map(render) })
       }))
-    .handle("repoGet", ({ params }) => Effect.map(lookup(params), (found) => plainJsonResponse(RepositoryJson, render(found))))
+    .handle("repoGet", ({ params }) =>
+      Effect.map(lookup(params), (found) =>
+        withLastModified(found.repository.updatedAt)(plainJsonResponse(RepositoryJson, render(found)))))
     .handle("repoGetByID", ({ params }) =>
       Effect.gen(function*() {
         const viewer = yield* currentUser

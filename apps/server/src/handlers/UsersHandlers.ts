@@ -11,6 +11,7 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { Caller, currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { withLastModified } from "../http/conditional/LastModified.ts"
 import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
 import { toAccessTokenJson } from "../wire/AccessToken.ts"
 import { toPublicKeyJson } from "../wire/PublicKey.ts"
@@ -75,7 +76,10 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
 
   return handlers
     .handle("userGetCurrent", () =>
-      Effect.map(requireSignedIn, (principal) => toUserJson(principal.user, urls, { signed: true, privileged: true })))
+      Effect.map(requireSignedIn, (principal) =>
+        withLastModified(principal.user.updatedAt)(
+          plainJsonResponse(UserJson, toUserJson(principal.user, urls, { signed: true, privileged: true }))
+        )))
     .handle("userCurrentListKeys", ({ query }) =>
       Effect.gen(function*() {
         const principal = yield* requireSignedIn
@@ -96,7 +100,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         const user = yield* accounts.visibleByName(viewer, params.username).pipe(
           Effect.mapError((e) => errors.notFoundPlain(e.message))
         )
-        return plainJsonResponse(UserJson, userJsonFor({ user: viewer }, urls)(user))
+        return withLastModified(user.updatedAt)(plainJsonResponse(UserJson, userJsonFor({ user: viewer }, urls)(user)))
       }))
     .handle("userListKeys", ({ params, query }) =>
       Effect.gen(function*() {

@@ -33,6 +33,7 @@ import { isUploadRequest, uploadBodyLimit } from "../handlers/UploadRequests.ts"
 import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigMatcherLive.ts"
 import { accessLog } from "./AccessLog.ts"
 import { conditionalResponses } from "./conditional/ConditionalResponses.ts"
+import { headAsGet } from "./conditional/HeadRequests.ts"
 import { corsResponses } from "./cors/CorsResponses.ts"
 import { rateLimitHeaders } from "./ratelimit/RateLimitHeaders.ts"
 import * as RateLimiter from "./ratelimit/RateLimiter.ts"
@@ -102,7 +103,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   // limit, whose 413 it shapes too; the input guard inside it, so that its read is limited. Rate
   // limits count the answer conditional requests settle (a 304 is free); CORS grants every answer.
   const shaped = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    rateLimits(conditional(errorResponses(limits(guard(app)))))
+    rateLimits(conditional(headAsGet(errorResponses(limits(guard(app))))))
   const withCors = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     cors === undefined ? shaped(app) : cors(shaped(app))
   const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
