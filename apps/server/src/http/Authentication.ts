@@ -101,7 +101,7 @@ export const layer = Layer.effect(
         const credentials = parseAuthorization(request.headers["authorization"])
         if (Option.isNone(credentials)) {
           return Effect.andThen(
-            admit(limiter, errors.url, request, anonymous.principal, endpoint.name),
+            admit(limiter, errors.url, request, anonymous.principal, endpoint.identifier),
             Effect.provideService(httpEffect, Caller, anonymous)
           )
         }
@@ -109,7 +109,7 @@ export const layer = Layer.effect(
           signedIn(request, credentials.value, requiredScopesOf(endpoint, group)),
           (caller) =>
             Effect.andThen(
-              admit(limiter, errors.url, request, caller.principal, endpoint.name),
+              admit(limiter, errors.url, request, caller.principal, endpoint.identifier),
               Effect.provideService(httpEffect, Caller, caller)
             )
         )
