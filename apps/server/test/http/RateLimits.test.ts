@@ -49,6 +49,15 @@ layer(TestServer.layer({
       // A forged entry before the client's address does not help: the proxy appended the real one.
       const forged = yield* request("GET", "/api/v1/version", { headers: { "x-forwarded-for": "198.51.100.1, 203.0.113.7" } })
       assert.strictEqual(forged.status, 429)
+
+      // A remembered answer told to another client carries that client's budget, not the first one's.
+      const tagged = yield* request("GET", "/api/v1/version", { headers: { "x-forwarded-for": "203.0.113.9" } })
+      const etag = tagged.headers.get("etag") ?? ""
+      const elsewhere = yield* request("GET", "/api/v1/version", {
+        headers: { "x-forwarded-for": "203.0.113.10", "if-none-match": etag }
+      })
+      assert.strictEqual(elsewhere.status, 304)
+      assert.deepStrictEqual(limits(elsewhere), { limit: "5", remaining: "5", used: "0", resource: "core" })
     }))
 
   it.effect("signed-in users spend their own budget; a 304 and /rate_limit spend nothing; searches have theirs", () =>

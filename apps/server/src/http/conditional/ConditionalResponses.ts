@@ -14,6 +14,8 @@
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { DataChanges } from "@kiln/domain/changes/DataChanges"
+import { clientAddress } from "../ratelimit/Admission.ts"
+import { forAddress } from "../ratelimit/RateLimiter.ts"
 import * as RequestBudgets from "../ratelimit/RequestBudgets.ts"
 import { noneMatchHolds, notModifiedSince, tagOf } from "./EntityTag.ts"
 import { requestKey, ValidatorCache } from "./ValidatorCache.ts"
@@ -56,7 +58,10 @@ export const conditionalResponses = (
       if (conditional && version !== undefined) {
         const known = cache.get(key)
         if (known !== undefined && known.version === version && conditionsHold(headers, known.etag, known.lastModified)) {
-          if (known.budget !== undefined) RequestBudgets.record(request.source, { ...known.budget, spends: false })
+          if (known.budget !== undefined) {
+            const budget = forAddress(known.budget.budget, clientAddress(request))
+            RequestBudgets.record(request.source, { budget, spends: false, exhausted: false })
+          }
           return Effect.succeed(notModified(known.etag, known.lastModified))
         }
       }

@@ -31,6 +31,11 @@ export interface BudgetState {
   readonly reset: number
 }
 
+/** An anonymous budget moved to `address` (a remembered answer served to another client); others as they are. */
+export const forAddress = (budget: Budget, address: string): Budget =>
+  budget.subject.startsWith(ADDRESS) ? { ...budget, subject: `${ADDRESS}${address}` } : budget
+
+const ADDRESS = "address:"
 const FLUSH_AT = 8
 const FLUSH_INTERVAL_MS = 1_000
 const HOUR_MS = 3_600_000
@@ -146,8 +151,8 @@ export const layer = Layer.effect(
         }
         if (limits.anonymous === 0) return undefined
         return resource === "search" && limits.search > 0
-          ? { subject: `address:${address}`, resource, limit: Math.min(limits.search, limits.anonymous) }
-          : { subject: `address:${address}`, resource: "core", limit: limits.anonymous }
+          ? { subject: `${ADDRESS}${address}`, resource, limit: Math.min(limits.search, limits.anonymous) }
+          : { subject: `${ADDRESS}${address}`, resource: "core", limit: limits.anonymous }
       },
       state: (budget) => {
         const counter = counterOf(budget)
