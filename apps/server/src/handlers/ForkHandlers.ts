@@ -15,10 +15,13 @@ export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.f
       Effect.gen(function*() {
         const target = yield* lookup(params)
         const forks = yield* repositories.listForks(yield* currentUser, target)
-        yield* setPagingHeaders({ total: forks.length })
         // Without `page` Forgejo answers every fork.
-        if (query.page === undefined) return forks.map(render)
+        if (query.page === undefined) {
+          yield* setPagingHeaders({ total: forks.length, page: "all" })
+          return forks.map(render)
+        }
         const page = pageFromQuery(query)
+        yield* setPagingHeaders({ total: forks.length, page })
         const start = (page.page - 1) * page.limit
         return forks.slice(start, start + page.limit).map(render)
       }))

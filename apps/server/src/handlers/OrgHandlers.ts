@@ -48,7 +48,7 @@ export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUn
     Effect.gen(function*() {
       const page = pageFromQuery(query)
       const result = yield* organizations.listForUser(Option.some(viewer), user, page)
-      yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+      yield* setPagingHeaders({ total: result.total, page })
       return result.items.map(toJson)
     })
 
@@ -60,7 +60,7 @@ export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUn
       const result = publicOnly || Option.isNone(viewer)
         ? yield* members.listPublic(organization, page)
         : yield* members.list(organization, viewer.value, page)
-      yield* setPagingHeaders({ total: result.total })
+      yield* setPagingHeaders({ total: result.total, page })
       return result.items.map(userJsonFor({ user: viewer }, urls))
     })
 
@@ -71,7 +71,7 @@ export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUn
         const page = pageFromQuery(query)
         // Forgejo reads the token's public-only flag after this handler has answered: never here.
         const result = yield* organizations.list(viewer, { page, publicOnly: false })
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map(toJson)
       }))
     .handle("orgCreate", ({ payload }) =>

@@ -159,7 +159,7 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
           keyword: (query.q ?? "").trim(),
           page
         }).pipe(Effect.mapError(failure(422)))
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map((details) => toReleaseJson(details, target, urls))
       }))
     .handle("repoCreateRelease", ({ params, payload }) =>
@@ -198,6 +198,7 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
       Effect.gen(function*() {
         const target = yield* lookup(params)
         const details = yield* releases.attachments(target, formInt(params.id)).pipe(Effect.mapError(failure(400)))
+        yield* setPagingHeaders({ total: details.attachments.length, page: "all" })
         return toAssetsJson(details, target, urls)
       }))
     .handleRaw("repoCreateReleaseAttachment", ({ params, query, request }) =>

@@ -16,7 +16,7 @@ import { userJsonFor } from "../wire/User.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUntraced(function*(handlers) {
-  const { repositories, errors, config, urls, publicOnly, failure, lookup, render } = yield* makeRepoRequests
+  const { repositories, errors, urls, publicOnly, failure, lookup, render } = yield* makeRepoRequests
   const users = yield* UserStore
 
   /** Collaborator routes name a user who must exist: 422 otherwise (404 on the permission route). */
@@ -75,7 +75,7 @@ export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUnt
           Effect.mapError((error) => errors.validation(error.message))
         )
         const result = yield* repositories.search(viewer, search)
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return plainJsonResponse(SearchResultsJson, { ok: true, data: result.items.map(render) })
       }))
     .handle("repoGet", ({ params }) =>
@@ -101,8 +101,9 @@ export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUnt
     .handle("repoListCollaborators", ({ params, query }) =>
       Effect.gen(function*() {
         const { target, doer } = yield* lookupSigned(params)
-        const result = yield* repositories.collaborators(target, pageFromQuery(query))
-        yield* setPagingHeaders({ total: result.total })
+        const page = pageFromQuery(query)
+        const result = yield* repositories.collaborators(target, page)
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map(renderCollaborator(doer))
       }))
     .handle("repoCheckCollaborator", ({ params }) =>

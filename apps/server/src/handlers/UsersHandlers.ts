@@ -37,7 +37,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         fingerprint: query.fingerprint === "" ? undefined : query.fingerprint,
         page
       })
-      yield* setPagingHeaders({ total: result.total })
+      yield* setPagingHeaders({ total: result.total, page })
       const render = userJsonFor({ user: viewer }, urls)
       return yield* Effect.forEach(result.items, (key) =>
         Effect.gen(function*() {
@@ -91,7 +91,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         const page = pageFromQuery(query)
         const uid = formInt(query.uid)
         const result = yield* accounts.search(viewer, { keyword: query.q ?? "", id: uid > 0 ? uid : undefined, page })
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return { ok: true, data: result.items.map(userJsonFor({ user: viewer }, urls)) }
       }))
     .handle("userGet", ({ params }) =>
@@ -116,7 +116,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         yield* requirePasswordSignIn(principal)
         const page = pageFromQuery(query)
         const result = yield* tokens.list(owner, page)
-        yield* setPagingHeaders({ total: result.total })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map((token) => toAccessTokenJson(token))
       }))
     .handle("userCreateToken", ({ params, payload }) =>
