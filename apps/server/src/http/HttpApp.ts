@@ -48,6 +48,7 @@ import { requestLimits } from "./RequestLimits.ts"
 import * as SignedInGate from "./SignedInGate.ts"
 import * as SiteAdminGate from "./SiteAdminGate.ts"
 import { forgejoSecurity, forgejoSecurityDefinitions } from "./swagger/SwaggerSecurity.ts"
+import { declareKilnHeaders } from "./swagger/SwaggerKilnHeaders.ts"
 import { SwaggerRoutes } from "./swagger/SwaggerRoutes.ts"
 import * as TeamAssignment from "./TeamAssignment.ts"
 import { textInputGuard } from "./TextInputGuard.ts"
@@ -77,9 +78,13 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const description = SwaggerRoutes(Api, new URL(config.rootUrl).pathname, {
     title: "Kiln API",
     version: "1.1.1",
-    description: "Kiln serves the Forgejo API: the clients and tools made for Forgejo and Gitea work with it.",
+    description: "Kiln serves the Forgejo API: the clients and tools made for Forgejo and Gitea work with it. " +
+      "Beyond Forgejo: every JSON answer to a GET carries a strong ETag (If-None-Match answers 304, which spends " +
+      "no rate-limit budget), HEAD answers every GET route, lists carry X-Total-Count and Link, budgets show in " +
+      "X-RateLimit-* headers and GET /rate_limit, and a spent budget answers 429 with Retry-After.",
     securityDefinitions: forgejoSecurityDefinitions,
-    security: forgejoSecurity
+    security: forgejoSecurity,
+    decorate: declareKilnHeaders
   })
   const git = yield* GitRoutes.make
   const limits = requestLimits({

@@ -128,4 +128,30 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("conditional requests", (i
         assert.strictEqual(both.status, 200, path)
       }
     }))
+
+  it.effect("the Swagger document declares the headers, the 304 and the 429", () =>
+    Effect.gen(function*() {
+      const served = yield* request("GET", "/swagger.v1.json")
+      assert.strictEqual(served.status, 200)
+      const repoGet = at(served.body, "paths", "/repos/{owner}/{repo}", "get", "responses")
+      assert.deepStrictEqual(at(repoGet, "304"), { $ref: "#/responses/notModified" })
+      assert.deepStrictEqual(at(repoGet, "429"), { $ref: "#/responses/tooManyRequests" })
+      assert.deepStrictEqual(at(served.body, "paths", "/repos/{owner}/{repo}", "patch", "responses", "429"), {
+        $ref: "#/responses/tooManyRequests"
+      })
+      assert.isUndefined(at(served.body, "paths", "/repos/{owner}/{repo}", "patch", "responses", "304"))
+      const shared = at(served.body, "responses")
+      assert.hasAllKeys(at(shared, "notModified", "headers") as object, [
+        "ETag", "Last-Modified", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Used", "X-RateLimit-Reset",
+        "X-RateLimit-Resource"
+      ])
+      assert.include(Object.keys(at(shared, "tooManyRequests", "headers") as object), "Retry-After")
+      // A list answer (a shared `...List` response) declares the paging headers.
+      const releases = at(served.body, "paths", "/repos/{owner}/{repo}/releases", "get", "responses", "200")
+      const listName = String(at(releases, "$ref")).replace("#/responses/", "")
+      assert.includeMembers(Object.keys(at(shared, listName, "headers") as object), ["X-Total-Count", "Link", "ETag"])
+      // An inline one (branches may be null) declares them in place.
+      const branches = at(served.body, "paths", "/repos/{owner}/{repo}/branches", "get", "responses", "200", "headers")
+      assert.includeMembers(Object.keys(branches as object), ["X-Total-Count", "Link", "ETag"])
+    }))
 })
