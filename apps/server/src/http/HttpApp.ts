@@ -6,6 +6,7 @@ import * as DataChangesPg from "@kiln/postgres/coordination/DataChangesPg"
 import * as RateLimitStoreSql from "@kiln/postgres/stores/RateLimitStoreSql"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
+import { API_PREFIX } from "../api/Paths.ts"
 import { KilnConfig, proxyNetwork } from "../config/KilnConfig.ts"
 import { AdminUnadoptedHandlers } from "../handlers/AdminUnadoptedHandlers.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
@@ -95,7 +96,12 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   })
   const errorResponses = forgejoErrorResponses(errorUrl, git.isGitPath)
   const guard = textInputGuard(errorUrl, git.isGitPath)
-  const conditional = conditionalResponses(yield* DataChanges, { exempt: git.isGitPath, maxEntries: 50_000 })
+  const conditional = conditionalResponses(yield* DataChanges, {
+    exempt: git.isGitPath,
+    // The unadopted directories are read from the disk, which changes without a write through Kiln.
+    remembers: (url) => !url.startsWith(`${API_PREFIX}/admin/unadopted`),
+    maxEntries: 50_000
+  })
   const rateLimits = rateLimitHeaders(yield* RateLimiter.RateLimiter)
   const cors = config.cors.enabled ? corsResponses(config.cors, git.isGitPath) : undefined
   const proxies = config.trustedProxies.flatMap((proxy) => {

@@ -2,7 +2,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { at, createToken, createUser, request } from "../support/TestServer.ts"
+import { execFileSync } from "node:child_process"
+import { join } from "node:path"
+import { KilnConfig } from "../../src/config/KilnConfig.ts"
+import { admin, at, createToken, createUser, request } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 
 const etagOf = (response: TestServer.TestResponse): string => {
@@ -153,5 +156,19 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("conditional requests", (i
       // An inline one (branches may be null) declares them in place.
       const branches = at(served.body, "paths", "/repos/{owner}/{repo}/branches", "get", "responses", "200", "headers")
       assert.includeMembers(Object.keys(branches as object), ["X-Total-Count", "Link", "ETag"])
+    }))
+
+  it.effect("answers read from the disk are never answered from memory: a new unadopted directory shows", () =>
+    Effect.gen(function*() {
+      yield* createUser("dana")
+      const config = yield* KilnConfig
+      const first = yield* request("GET", "/api/v1/admin/unadopted", { auth: admin })
+      assert.strictEqual(first.status, 200, first.text)
+      const etag = etagOf(first)
+      assert.strictEqual((yield* request("GET", "/api/v1/admin/unadopted", { auth: admin, headers: { "if-none-match": etag } })).status, 304)
+      execFileSync("git", ["init", "--quiet", "--bare", join(config.dataDir, "repositories", "dana", "found.git")])
+      const after = yield* request("GET", "/api/v1/admin/unadopted", { auth: admin, headers: { "if-none-match": etag } })
+      assert.strictEqual(after.status, 200)
+      assert.include(after.body as ReadonlyArray<string>, "dana/found")
     }))
 })

@@ -42,7 +42,12 @@ const conditionsHold = (
 
 export const conditionalResponses = (
   changes: DataChanges["Service"],
-  options: { readonly exempt: (url: string) => boolean; readonly maxEntries: number }
+  options: {
+    readonly exempt: (url: string) => boolean
+    /** False for answers read from more than the database (directories on disk): never answered from memory. */
+    readonly remembers: (url: string) => boolean
+    readonly maxEntries: number
+  }
 ) => {
   const cache = new ValidatorCache(options.maxEntries)
   return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
@@ -74,7 +79,7 @@ export const conditionalResponses = (
         if (response.status !== 200) return response
         const etag = tagOf(body.body)
         const lastModified = response.headers["last-modified"]
-        if (version !== undefined) {
+        if (version !== undefined && options.remembers(request.url)) {
           cache.set(key, { version, etag, lastModified, budget: RequestBudgets.recorded(request.source) })
         }
         if (conditional && conditionsHold(headers, etag, lastModified)) {
