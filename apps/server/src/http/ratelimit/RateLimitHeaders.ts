@@ -7,7 +7,6 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { BudgetState, RateLimiter } from "./RateLimiter.ts"
 import * as RequestBudgets from "./RequestBudgets.ts"
 
-
 export const headersOf = (state: BudgetState, resource: string): Record<string, string> => ({
   "x-ratelimit-limit": String(state.limit),
   "x-ratelimit-remaining": String(state.remaining),
