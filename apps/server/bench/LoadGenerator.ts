@@ -19,6 +19,10 @@ export interface LoadSpec {
   /** Each request takes one of these at random. */
   readonly paths: ReadonlyArray<string>
   readonly headers?: Readonly<Record<string, string>>
+  /** Headers of the requests to one path (e.g. the `If-None-Match` of that path's tag), over `headers`. */
+  readonly pathHeaders?: Readonly<Record<string, Readonly<Record<string, string>>>>
+  /** The status every answer must have (a conditional load's 304); any 2xx when absent. */
+  readonly expectedStatus?: number
   /** GET when absent. */
   readonly method?: "GET" | "POST"
   /** A request body; every `{{n}}` becomes a token unique to the request, across loads too (so caches never answer). */
@@ -36,7 +40,7 @@ export interface WindowStats {
   readonly requestsPerSecond: number
   readonly p50Ms: number
   readonly p99Ms: number
-  /** Responses whose status was not 2xx. */
+  /** Responses whose status was not 2xx (not the expected status, when the load has one). */
   readonly non2xx: number
   /** Connection errors and timeouts. */
   readonly errors: number

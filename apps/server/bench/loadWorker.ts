@@ -92,11 +92,17 @@ const driveOne = (
   new Promise((resolve, reject) => {
     const paths = spec.paths
     const body = spec.body
-    const pick = (request: AutocannonRequest): AutocannonRequest => ({
-      ...request,
-      path: paths[Math.floor(Math.random() * paths.length)] ?? "/",
-      ...(body === undefined ? {} : { body: body.replaceAll("{{n}}", `${loadId}-${requestNumber++}`) })
-    })
+    const pathHeaders = spec.pathHeaders
+    const pick = (request: AutocannonRequest): AutocannonRequest => {
+      const path = paths[Math.floor(Math.random() * paths.length)] ?? "/"
+      const extra = pathHeaders?.[path]
+      return {
+        ...request,
+        path,
+        ...(extra === undefined ? {} : { headers: { ...spec.headers, ...extra } }),
+        ...(body === undefined ? {} : { body: body.replaceAll("{{n}}", `${loadId}-${requestNumber++}`) })
+      }
+    }
     const instance = autocannon({
       url,
       connections,
@@ -138,7 +144,7 @@ const run = async (spec: LoadSpec): Promise<void> => {
       const window = windowAt(elapsedMs)
       window.latencies.push(latencyMs)
       all.push(latencyMs)
-      if (status < 200 || status > 299) {
+      if (spec.expectedStatus === undefined ? status < 200 || status > 299 : status !== spec.expectedStatus) {
         window.non2xx++
         non2xx++
       }

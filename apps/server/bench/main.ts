@@ -11,6 +11,7 @@ import * as CpuProfile from "./CpuProfile.ts"
 import * as Report from "./Report.ts"
 import type { BenchSettings, Scenario, ScenarioReport } from "./Scenario.ts"
 import * as ArchiveScenario from "./scenarios/ArchiveScenario.ts"
+import * as ConditionalScenario from "./scenarios/ConditionalScenario.ts"
 import * as GitScenario from "./scenarios/GitScenario.ts"
 import * as MarkdownScenario from "./scenarios/MarkdownScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
@@ -25,7 +26,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   ArchiveScenario.scenario,
   GitScenario.scenario,
   MarkdownScenario.scenario,
-  ScaleScenario.scenario
+  ScaleScenario.scenario,
+  ConditionalScenario.scenario
 ]
 
 const usage = `pnpm bench -- [options]

@@ -3,6 +3,7 @@
  * Each bad value produces its own line, so an operator fixes them all in one go.
  */
 import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
+import { IpNetwork } from "effect/net"
 
 export interface KilnSettings {
   readonly httpHost: string
@@ -59,6 +60,30 @@ export interface KilnSettings {
   readonly gitPackCacheMaxSize: number
   /** Seconds a stopping server (SIGTERM) gives in-flight requests, clones and pushes to finish. */
   readonly shutdownTimeout: number
+  /** Requests per hour of each signed-in user; 0: no budget (nor its headers). */
+  readonly rateLimitAuthenticated: number
+  /** Requests per hour of each client address signed in as nobody; 0: no budget. */
+  readonly rateLimitAnonymous: number
+  /** Search requests per hour of each caller who has a budget; 0: searches count as other requests. */
+  readonly rateLimitSearch: number
+  /** Site administrators have budgets too (they are exempt otherwise). */
+  readonly rateLimitAdmins: boolean
+  /** Peers (addresses or CIDR ranges) whose `X-Forwarded-For` names the client. */
+  readonly trustedProxies: ReadonlyArray<string>
+  /** Forgejo's `[cors]`: cross-origin requests to the API; off by default. */
+  readonly cors: CorsSettings
+}
+
+export interface CorsSettings {
+  readonly enabled: boolean
+  /** Origins allowed (`*` for any; `*` inside a name matches a part of it). */
+  readonly allowOrigins: ReadonlyArray<string>
+  readonly methods: ReadonlyArray<string>
+  /** Request headers allowed besides `Authorization` and the OTP headers. */
+  readonly headers: ReadonlyArray<string>
+  /** Seconds a browser may keep a preflight's answer. */
+  readonly maxAge: number
+  readonly allowCredentials: boolean
 }
 
 export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
@@ -73,6 +98,15 @@ export class InvalidConfiguration extends Error {
 }
 
 const MiB = 1024 * 1024
+
+const list = (text: string) => text.split(",").map((item) => item.trim()).filter((item) => item !== "")
+
+const requestsPerHour = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name).pipe(Config.withDefault(fallback))
+
+/** A trusted proxy as a network: a bare address is a network of one. */
+export const proxyNetwork = (text: string): Result.Result<IpNetwork.IpNetwork, unknown> =>
+  IpNetwork.fromString(text.includes("/") ? text : `${text}/${text.includes(":") ? 128 : 32}`)
 
 /** A whole number of things (or bytes), at least one. */
 const positiveCount = (name: string, fallback: number) =>
@@ -152,6 +186,21 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     "KILN_SHUTDOWN_TIMEOUT",
     Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })), "KILN_SHUTDOWN_TIMEOUT").pipe(Config.withDefault(30))
   )
+  const rateLimitAuthenticated = yield* readEach(problems, "KILN_RATE_LIMIT_AUTHENTICATED", requestsPerHour("KILN_RATE_LIMIT_AUTHENTICATED", 0))
+  const rateLimitAnonymous = yield* readEach(problems, "KILN_RATE_LIMIT_ANONYMOUS", requestsPerHour("KILN_RATE_LIMIT_ANONYMOUS", 3600))
+  const rateLimitSearch = yield* readEach(problems, "KILN_RATE_LIMIT_SEARCH", requestsPerHour("KILN_RATE_LIMIT_SEARCH", 600))
+  const rateLimitAdmins = yield* readEach(problems, "KILN_RATE_LIMIT_ADMINS", Config.Boolean("KILN_RATE_LIMIT_ADMINS").pipe(Config.withDefault(false)))
+  const trustedProxiesRaw = yield* readEach(problems, "KILN_TRUSTED_PROXIES", Config.String("KILN_TRUSTED_PROXIES").pipe(Config.withDefault("")))
+  const corsEnabled = yield* readEach(problems, "KILN_CORS_ENABLED", Config.Boolean("KILN_CORS_ENABLED").pipe(Config.withDefault(false)))
+  const corsOrigins = yield* readEach(problems, "KILN_CORS_ALLOW_ORIGINS", Config.String("KILN_CORS_ALLOW_ORIGINS").pipe(Config.withDefault("*")))
+  const corsMethods = yield* readEach(problems, "KILN_CORS_METHODS", Config.String("KILN_CORS_METHODS").pipe(Config.withDefault("GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS")))
+  const corsHeaders = yield* readEach(problems, "KILN_CORS_HEADERS", Config.String("KILN_CORS_HEADERS").pipe(Config.withDefault("Content-Type,User-Agent")))
+  const corsMaxAge = yield* readEach(problems, "KILN_CORS_MAX_AGE", requestsPerHour("KILN_CORS_MAX_AGE", 600))
+  const corsAllowCredentials = yield* readEach(problems, "KILN_CORS_ALLOW_CREDENTIALS", Config.Boolean("KILN_CORS_ALLOW_CREDENTIALS").pipe(Config.withDefault(false)))
+  const trustedProxies = list(trustedProxiesRaw ?? "")
+  for (const proxy of trustedProxies) {
+    if (Result.isFailure(proxyNetwork(proxy))) problems.push(`KILN_TRUSTED_PROXIES: not an IP address or CIDR range: ${proxy}`)
+  }
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -177,7 +226,10 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
     migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined || archiveMaxConcurrent === undefined ||
     gitPackCacheMaxSize === undefined ||
-    shutdownTimeout === undefined
+    shutdownTimeout === undefined ||
+    rateLimitAuthenticated === undefined || rateLimitAnonymous === undefined || rateLimitSearch === undefined ||
+    rateLimitAdmins === undefined || corsEnabled === undefined || corsOrigins === undefined || corsMethods === undefined ||
+    corsHeaders === undefined || corsMaxAge === undefined || corsAllowCredentials === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -217,7 +269,20 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     archiveMaxConcurrent,
     gitPackCacheMaxSize,
     accessLog,
-    shutdownTimeout
+    shutdownTimeout,
+    rateLimitAuthenticated,
+    rateLimitAnonymous,
+    rateLimitSearch,
+    rateLimitAdmins,
+    trustedProxies,
+    cors: {
+      enabled: corsEnabled,
+      allowOrigins: list(corsOrigins),
+      methods: list(corsMethods).map((method) => method.toUpperCase()),
+      headers: list(corsHeaders),
+      maxAge: corsMaxAge,
+      allowCredentials: corsAllowCredentials
+    }
   }
 })
 

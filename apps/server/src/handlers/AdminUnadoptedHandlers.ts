@@ -21,8 +21,9 @@ export const AdminUnadoptedHandlers = HttpApiBuilder.group(Api, "adminUnadopted"
   return handlers
     .handle("adminUnadoptedList", ({ query }) =>
       Effect.gen(function*() {
-        const page = yield* unadopted.list(query.pattern ?? query.query ?? "", pageFromQuery(query)).pipe(Effect.mapError(failure))
-        yield* setPagingHeaders({ total: page.total })
+        const request = pageFromQuery(query)
+        const page = yield* unadopted.list(query.pattern ?? query.query ?? "", request).pipe(Effect.mapError(failure))
+        yield* setPagingHeaders({ total: page.total, page: request })
         return page.items
       }))
     .handle("adminAdoptRepository", ({ params }) =>

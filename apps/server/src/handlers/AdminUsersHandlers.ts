@@ -51,7 +51,7 @@ export const AdminUsersHandlers = HttpApiBuilder.group(Api, "admin", Effect.fnUn
           loginName: query.login_name,
           sourceId: sourceId === undefined || Number.isNaN(sourceId) ? undefined : sourceId
         })
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map(privileged)
       }))
     .handle("adminCreateUser", ({ payload }) =>
@@ -161,7 +161,7 @@ export const AdminUsersHandlers = HttpApiBuilder.group(Api, "admin", Effect.fnUn
       Effect.gen(function*() {
         const page = pageFromQuery(query)
         const result = yield* organizations.listAll(page)
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map((organization) => toOrganizationJson(organization, urls))
       }))
 }))

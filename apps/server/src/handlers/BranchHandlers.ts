@@ -17,7 +17,7 @@ import { type BranchView, toBranchJson } from "../wire/Branch.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const BranchHandlers = HttpApiBuilder.group(Api, "repositoryBranches", Effect.fnUntraced(function*(handlers) {
-  const { errors, config, urls, lookup } = yield* makeRepoRequests
+  const { errors, urls, lookup } = yield* makeRepoRequests
   const branches = yield* Branches
   const users = yield* UserStore
   const signingKeys = yield* SigningKeys
@@ -76,10 +76,10 @@ export const BranchHandlers = HttpApiBuilder.group(Api, "repositoryBranches", Ef
         const page = pageFromQuery(query)
         const listed = yield* branches.list(target, page).pipe(Effect.mapError((error) => errors.forbidden(error.message)))
         if (Option.isNone(listed)) {
-          yield* setPagingHeaders({ total: 0, page, rootUrl: config.rootUrl })
+          yield* setPagingHeaders({ total: 0, page })
           return null
         }
-        yield* setPagingHeaders({ total: listed.value.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: listed.value.total, page })
         const view = yield* viewOf(target, listed.value.items)
         return listed.value.items.map((branch) => toBranchJson(branch, view))
       }))

@@ -15,7 +15,7 @@ import { noCombinedStatus, type StatusView, toCombinedStatusJson, toCommitStatus
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const CommitStatusHandlers = HttpApiBuilder.group(Api, "repositoryStatuses", Effect.fnUntraced(function*(handlers) {
-  const { errors, config, urls, lookup, render } = yield* makeRepoRequests
+  const { errors, urls, lookup, render } = yield* makeRepoRequests
   const statuses = yield* CommitStatuses
   const users = yield* UserStore
 
@@ -40,7 +40,7 @@ export const CommitStatusHandlers = HttpApiBuilder.group(Api, "repositoryStatuse
       const target = yield* lookup(params)
       const result = yield* statuses.combined(target, params.ref, page).pipe(Effect.mapError((error) => errors.forbidden(error.message)))
       if (Option.isNone(result)) return noCombinedStatus
-      yield* setPagingHeaders({ total: result.value.total })
+      yield* setPagingHeaders({ total: result.value.total, page })
       // Forgejo renders nothing (`null`) for a page past the last context.
       if (result.value.statuses.length === 0) return null
       const view = yield* viewOf(target, result.value.statuses)
@@ -70,7 +70,7 @@ export const CommitStatusHandlers = HttpApiBuilder.group(Api, "repositoryStatuse
           state: (query.state ?? "").trim(),
           page
         }).pipe(Effect.mapError((error) => errors.forbidden(error.message)))
-        yield* setPagingHeaders({ total: listed.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: listed.total, page })
         const view = yield* viewOf(target, listed.items)
         return listed.items.map((status) => toCommitStatusJson(status, view))
       }))

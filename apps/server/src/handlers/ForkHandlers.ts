@@ -22,10 +22,13 @@ export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.f
         const visible = yield* repositories.listForks(yield* currentUser, target)
         // A public-only token sees the public forks only, as it would through search.
         const forks = (yield* callerIsPublicOnly) ? visible.filter(isPublicRepository) : visible
-        yield* setPagingHeaders({ total: forks.length })
         // Without `page` Forgejo answers every fork.
-        if (query.page === undefined) return forks.map(render)
+        if (query.page === undefined) {
+          yield* setPagingHeaders({ total: forks.length, page: "all" })
+          return forks.map(render)
+        }
         const page = pageFromQuery(query)
+        yield* setPagingHeaders({ total: forks.length, page })
         const start = (page.page - 1) * page.limit
         return forks.slice(start, start + page.limit).map(render)
       }))

@@ -50,7 +50,7 @@ export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUn
       const page = pageFromQuery(query)
       // A public-only token lists what anyone may see: public organizations, public memberships.
       const result = yield* organizations.listForUser((yield* callerIsPublicOnly) ? Option.none() : Option.some(viewer), user, page)
-      yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+      yield* setPagingHeaders({ total: result.total, page })
       return result.items.map(toJson)
     })
 
@@ -62,7 +62,7 @@ export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUn
       const result = publicOnly || Option.isNone(viewer)
         ? yield* members.listPublic(organization, page)
         : yield* members.list(organization, viewer.value, page)
-      yield* setPagingHeaders({ total: result.total })
+      yield* setPagingHeaders({ total: result.total, page })
       return result.items.map(userJsonFor({ user: viewer }, urls))
     })
 
@@ -73,7 +73,7 @@ export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUn
         const page = pageFromQuery(query)
         // Forgejo reads the token's public-only flag only after this handler has answered; Kiln before.
         const result = yield* organizations.list(viewer, { page, publicOnly: yield* callerIsPublicOnly })
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map(toJson)
       }))
     .handle("orgCreate", ({ payload }) =>

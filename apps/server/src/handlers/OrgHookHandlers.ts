@@ -27,8 +27,9 @@ export const OrgHookHandlers = Effect.gen(function*() {
     orgListHooks: HttpApiBuilder.handler(Api, "organization", "orgListHooks", ({ query }) =>
       Effect.gen(function*() {
         const organization = yield* RouteOrganization
-        const result = yield* webhooks.list(organization, pageFromQuery(query))
-        yield* setPagingHeaders({ total: result.total })
+        const page = pageFromQuery(query)
+        const result = yield* webhooks.list(organization, page)
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map(toHookJson)
       })),
     orgCreateHook: HttpApiBuilder.handler(Api, "organization", "orgCreateHook", ({ payload }) =>

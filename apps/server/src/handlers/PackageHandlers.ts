@@ -29,13 +29,13 @@ export const PackageHandlers = HttpApiBuilder.group(Api, "package", Effect.fnUnt
       const type = (query.type ?? "").trim()
       if (type !== "" && type !== "all" && type !== "generic") {
         // Kiln keeps no package of another type: an empty page.
-        yield* setPagingHeaders({ total: 0, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: 0, page })
         return []
       }
       const result = yield* packages.list(viewer, owner.value, { type: type === "generic" ? "generic" : undefined, keyword: (query.q ?? "").trim() }, page).pipe(
         Effect.mapError((error) => errors.forbidden(error.message))
       )
-      yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+      yield* setPagingHeaders({ total: result.total, page })
       return result.items.map((version) => toPackageJson(version, urls, userJsonFor({ user: viewer }, urls)))
     }))
 }))

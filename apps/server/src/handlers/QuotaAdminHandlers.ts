@@ -12,6 +12,7 @@ import { QuotaStore } from "@kiln/domain/quota/QuotaStore"
 import { userNotFound } from "@kiln/domain/user/UserAccounts"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
+import { setPagingHeaders } from "../http/Pagination.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import {
@@ -53,7 +54,12 @@ export const QuotaAdminHandlers = HttpApiBuilder.group(Api, "adminQuota", Effect
   const pathGroup = (name: string) => Effect.mapError(store.getGroup(name), failure)
 
   return handlers
-    .handle("adminListQuotaRules", () => Effect.map(store.listRules, (rules) => rules.map((rule) => toQuotaRuleInfoJson(rule, true))))
+    .handle("adminListQuotaRules", () =>
+      Effect.gen(function*() {
+        const rules = yield* store.listRules
+        yield* setPagingHeaders({ total: rules.length, page: "all" })
+        return rules.map((rule) => toQuotaRuleInfoJson(rule, true))
+      }))
     .handleRaw("adminCreateQuotaRule", ({ request }) =>
       Effect.gen(function*() {
         const body = yield* readOptionBody(request, CreateQuotaRuleOptions, errors)
@@ -74,7 +80,11 @@ export const QuotaAdminHandlers = HttpApiBuilder.group(Api, "adminQuota", Effect
       }))
     .handle("adminDEleteQuotaRule", ({ params }) => Effect.mapError(store.deleteRule(params.quotarule), failure))
     .handle("adminListQuotaGroups", () =>
-      Effect.map(store.listGroups, (groups) => groups.map((group) => toQuotaGroupJson(group, true))))
+      Effect.gen(function*() {
+        const groups = yield* store.listGroups
+        yield* setPagingHeaders({ total: groups.length, page: "all" })
+        return groups.map((group) => toQuotaGroupJson(group, true))
+      }))
     .handleRaw("adminCreateQuotaGroup", ({ request }) =>
       Effect.gen(function*() {
         const body = yield* readOptionBody(request, CreateQuotaGroupOptions, errors)
@@ -90,6 +100,7 @@ export const QuotaAdminHandlers = HttpApiBuilder.group(Api, "adminQuota", Effect
       Effect.gen(function*() {
         const ids = yield* Effect.mapError(store.listUsersInGroup(params.quotagroup), failure)
         const owners = yield* Effect.forEach(ids, users.findById)
+        yield* setPagingHeaders({ total: ids.length, page: "all" })
         // Site admins see every field (Forgejo converts with the doer's view, and the doer is an admin).
         return owners.flatMap((owner) => Option.isSome(owner) ? [toUserJson(owner.value, urls, { signed: true, privileged: true })] : [])
       }))

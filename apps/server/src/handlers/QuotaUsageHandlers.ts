@@ -41,7 +41,7 @@ export const usageHandlers = Effect.gen(function*() {
     Effect.gen(function*() {
       const page = pageRequest(formInt(query.page), formInt(query.limit))
       const result = yield* list(ownerId, page)
-      yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+      yield* setPagingHeaders({ total: result.total, page })
       return result.items.map((item) => render(config.rootUrl, item))
     })
 

@@ -12,10 +12,12 @@ import type { User } from "@kiln/domain/user/User"
 import { Api } from "../api/Api.ts"
 import type { CreateReleaseOption, EditReleaseOption } from "../api/ReleasesApi.ts"
 import { requireSignedIn } from "../http/Caller.ts"
+import { withLastModified } from "../http/conditional/LastModified.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { requireWithinQuota } from "../http/QuotaGate.ts"
+import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
 import { attachmentUrl, toAttachmentJson } from "../wire/Attachment.ts"
-import { toAssetsJson, toReleaseJson } from "../wire/Release.ts"
+import { ReleaseJson, toAssetsJson, toReleaseJson } from "../wire/Release.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 type ReleaseError =
@@ -158,7 +160,7 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
           keyword: (query.q ?? "").trim(),
           page
         }).pipe(Effect.mapError(failure(422)))
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map((details) => toReleaseJson(details, target, urls))
       }))
     .handle("repoCreateRelease", ({ params, payload }) =>
@@ -173,13 +175,13 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
       Effect.gen(function*() {
         const target = yield* lookup(params)
         const found = yield* releases.getByTag(target, params.tag).pipe(Effect.mapError(failure(422)))
-        return toReleaseJson(found, target, urls)
+        return withLastModified(found.release.createdAt)(plainJsonResponse(ReleaseJson, toReleaseJson(found, target, urls)))
       }))
     .handle("repoGetRelease", ({ params }) =>
       Effect.gen(function*() {
         const target = yield* lookup(params)
         const found = yield* releases.get(target, formInt(params.id)).pipe(Effect.mapError(failure(422)))
-        return toReleaseJson(found, target, urls)
+        return withLastModified(found.release.createdAt)(plainJsonResponse(ReleaseJson, toReleaseJson(found, target, urls)))
       }))
     .handle("repoEditRelease", ({ params, payload }) =>
       Effect.gen(function*() {
@@ -197,6 +199,7 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
       Effect.gen(function*() {
         const target = yield* lookup(params)
         const details = yield* releases.attachments(target, formInt(params.id)).pipe(Effect.mapError(failure(400)))
+        yield* setPagingHeaders({ total: details.attachments.length, page: "all" })
         return toAssetsJson(details, target, urls)
       }))
     .handleRaw("repoCreateReleaseAttachment", ({ params, query, request }) =>

@@ -9,6 +9,7 @@ import { Api } from "../api/Api.ts"
 import type { EditRepoOption } from "../api/ReposApi.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { withLastModified } from "../http/conditional/LastModified.ts"
 import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
 import { refusePublicOnlyRepository } from "../http/PublicOnlyToken.ts"
 import { RepositoryJson, SearchResultsJson, toCollaboratorPermissionJson } from "../wire/Repository.ts"
@@ -16,7 +17,7 @@ import { userJsonFor } from "../wire/User.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUntraced(function*(handlers) {
-  const { repositories, errors, config, urls, publicOnly, failure, lookup, render } = yield* makeRepoRequests
+  const { repositories, errors, urls, publicOnly, failure, lookup, render } = yield* makeRepoRequests
   const users = yield* UserStore
 
   /** Collaborator routes name a user who must exist: 422 otherwise (404 on the permission route). */
@@ -88,10 +89,12 @@ export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUnt
           Effect.mapError((error) => errors.validation(error.message))
         )
         const result = yield* repositories.search(viewer, search)
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return plainJsonResponse(SearchResultsJson, { ok: true, data: result.items.map(render) })
       }))
-    .handle("repoGet", ({ params }) => Effect.map(lookup(params), (found) => plainJsonResponse(RepositoryJson, render(found))))
+    .handle("repoGet", ({ params }) =>
+      Effect.map(lookup(params), (found) =>
+        withLastModified(found.repository.updatedAt)(plainJsonResponse(RepositoryJson, render(found)))))
     .handle("repoGetByID", ({ params }) =>
       Effect.gen(function*() {
         const viewer = yield* currentUser
@@ -114,8 +117,9 @@ export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUnt
     .handle("repoListCollaborators", ({ params, query }) =>
       Effect.gen(function*() {
         const { target, doer } = yield* lookupSigned(params)
-        const result = yield* repositories.collaborators(target, pageFromQuery(query))
-        yield* setPagingHeaders({ total: result.total })
+        const page = pageFromQuery(query)
+        const result = yield* repositories.collaborators(target, page)
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map(renderCollaborator(doer))
       }))
     .handle("repoCheckCollaborator", ({ params }) =>

@@ -11,7 +11,7 @@ import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUntraced(function*(handlers) {
-  const { repositories, errors, config, publicOnly, failure, render } = yield* makeRepoRequests
+  const { repositories, errors, publicOnly, failure, render } = yield* makeRepoRequests
 
   /**
    * The organization as `/orgs/{org}` routes load it (404 `GetOrgByName` whoever asks); `visible`
@@ -41,7 +41,7 @@ export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUn
         const page = pageFromQuery(query)
         const includePrivate = Option.isSome(viewer) && !(yield* publicOnly)
         const result = yield* repositories.listForOwner(viewer, org, includePrivate, page)
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map(render)
       }))
     .handle("createOrgRepo", ({ params, payload }) =>

@@ -11,7 +11,7 @@ import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fnUntraced(function*(handlers) {
-  const { repositories, errors, config, publicOnly, failure, render } = yield* makeRepoRequests
+  const { repositories, errors, publicOnly, failure, render } = yield* makeRepoRequests
   const users = yield* UserStore
 
   return handlers
@@ -23,7 +23,7 @@ export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fn
           Effect.mapError((error) => errors.validation(error.message))
         )
         const result = yield* repositories.search(Option.some(principal.user), search)
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map(render)
       }))
     .handle("createCurrentUserRepo", ({ payload }) =>
@@ -44,7 +44,7 @@ export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fn
         const page = pageFromQuery(query)
         const includePrivate = Option.isSome(viewer) && !(yield* publicOnly)
         const result = yield* repositories.listForOwner(viewer, found.value, includePrivate, page)
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map(render)
       }))
 }))

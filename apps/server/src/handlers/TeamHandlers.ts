@@ -45,8 +45,9 @@ export const TeamHandlers = Effect.gen(function*() {
     orgListTeams: HttpApiBuilder.handler(Api, "organization", "orgListTeams", ({ query }) =>
       Effect.gen(function*() {
         const organization = yield* RouteOrganization
-        const result = yield* teams.list(organization, pageFromQuery(query))
-        yield* setPagingHeaders({ total: result.total })
+        const page = pageFromQuery(query)
+        const result = yield* teams.list(organization, page)
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map((team) => toTeamJson(team, null))
       })),
     orgCreateTeam: HttpApiBuilder.handler(Api, "organization", "orgCreateTeam", ({ payload }) =>
@@ -75,8 +76,9 @@ export const TeamHandlers = Effect.gen(function*() {
       Effect.gen(function*() {
         const { team } = yield* RouteTeam
         const viewer = yield* currentUser
-        const result = yield* teams.members(team, pageFromQuery(query))
-        yield* setPagingHeaders({ total: result.total })
+        const page = pageFromQuery(query)
+        const result = yield* teams.members(team, page)
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map(userJsonFor({ user: viewer }, urls))
       })),
     orgListTeamMember: HttpApiBuilder.handler(Api, "organization", "orgListTeamMember", ({ params }) =>
@@ -108,11 +110,11 @@ export const TeamHandlers = Effect.gen(function*() {
         // A team with all repositories covers every repository of its organization without rows.
         if (team.includesAllRepositories) {
           const all = yield* repositories.listForOwner(viewer, organization, !publicOnly, page)
-          yield* setPagingHeaders({ total: all.total })
+          yield* setPagingHeaders({ total: all.total, page })
           return all.items.map((item) => toRepositoryJson(item, urls))
         }
         const listed = yield* teams.repositoryIds(team, page)
-        yield* setPagingHeaders({ total: listed.total })
+        yield* setPagingHeaders({ total: listed.total, page })
         const found = yield* Effect.forEach(listed.items, (repositoryId) =>
           Effect.option(repositories.accessibleById(viewer, repositoryId)), { concurrency: 4 })
         return found.flatMap((item) =>

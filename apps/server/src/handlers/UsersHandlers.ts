@@ -11,6 +11,7 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { Caller, currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { withLastModified } from "../http/conditional/LastModified.ts"
 import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
 import { callerIsPublicOnly, refusePublicOnlyUser } from "../http/PublicOnlyToken.ts"
 import { toAccessTokenJson } from "../wire/AccessToken.ts"
@@ -37,7 +38,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         fingerprint: query.fingerprint === "" ? undefined : query.fingerprint,
         page
       })
-      yield* setPagingHeaders({ total: result.total })
+      yield* setPagingHeaders({ total: result.total, page })
       const render = userJsonFor({ user: viewer }, urls)
       return yield* Effect.forEach(result.items, (key) =>
         Effect.gen(function*() {
@@ -76,7 +77,10 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
 
   return handlers
     .handle("userGetCurrent", () =>
-      Effect.map(requireSignedIn, (principal) => toUserJson(principal.user, urls, { signed: true, privileged: true })))
+      Effect.map(requireSignedIn, (principal) =>
+        withLastModified(principal.user.updatedAt)(
+          plainJsonResponse(UserJson, toUserJson(principal.user, urls, { signed: true, privileged: true }))
+        )))
     .handle("userCurrentListKeys", ({ query }) =>
       Effect.gen(function*() {
         const principal = yield* requireSignedIn
@@ -93,7 +97,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
           page,
           publicOnly: yield* callerIsPublicOnly
         })
-        yield* setPagingHeaders({ total: result.total, page, rootUrl: config.rootUrl })
+        yield* setPagingHeaders({ total: result.total, page })
         return { data: result.items.map(userJsonFor({ user: viewer }, urls)), ok: true }
       }))
     .handle("userGet", ({ params }) =>
@@ -104,7 +108,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         )
         // After the visibility check (Forgejo checks before it), so that a 403 reveals no hidden account.
         yield* refusePublicOnlyUser(user)
-        return plainJsonResponse(UserJson, userJsonFor({ user: viewer }, urls)(user))
+        return withLastModified(user.updatedAt)(plainJsonResponse(UserJson, userJsonFor({ user: viewer }, urls)(user)))
       }))
     .handle("userListKeys", ({ params, query }) =>
       Effect.gen(function*() {
@@ -121,7 +125,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         yield* requirePasswordSignIn(principal)
         const page = pageFromQuery(query)
         const result = yield* tokens.list(owner, page)
-        yield* setPagingHeaders({ total: result.total })
+        yield* setPagingHeaders({ total: result.total, page })
         return result.items.map((token) => toAccessTokenJson(token))
       }))
     .handle("userCreateToken", ({ params, payload }) =>

@@ -34,6 +34,8 @@ export class ApiValidationFailed extends Schema.Error<ApiValidationFailed>("APIV
 export class ApiLocked extends Schema.Error<ApiLocked>("ApiLocked")(body, { httpApiStatus: 423 }) {}
 /** Overloaded for now (the markdown queue is full); always sent with `Retry-After`. */
 export class ApiServiceUnavailable extends Schema.Error<ApiServiceUnavailable>("ApiServiceUnavailable")(body, { httpApiStatus: 503 }) {}
+/** A spent rate-limit budget (issue 21); `Retry-After` says when the next window opens. */
+export class ApiTooManyRequests extends Schema.Error<ApiTooManyRequests>("ApiTooManyRequests")(body, { httpApiStatus: 429 }) {}
 export class ApiInternalError extends Schema.Error<ApiInternalError>("APIError")(body, { httpApiStatus: 500 }) {}
 
 /** A renamed repository's old path (Forgejo's `RedirectToRepo`): where the request goes instead. */

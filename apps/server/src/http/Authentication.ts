@@ -10,14 +10,16 @@ import { hasScopes, type RequiredScope, requiredScopeMessage } from "@kiln/domai
 import { Authentication as Authenticator, type Credentials, type Principal } from "@kiln/domain/auth/Authentication"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { KilnConfig } from "../config/KilnConfig.ts"
-import { ApiErrors, ApiForbidden, ApiNotFound, ApiUnauthorized } from "./ApiErrors.ts"
+import { ApiErrors, ApiForbidden, ApiNotFound, ApiTooManyRequests, ApiUnauthorized } from "./ApiErrors.ts"
 import { Caller } from "./Caller.ts"
+import { admit } from "./ratelimit/Admission.ts"
+import { RateLimiter } from "./ratelimit/RateLimiter.ts"
 import { signInOrigin, throttledResponse } from "./SignInThrottling.ts"
 import { levelOf, ScopeCategories } from "./TokenScope.ts"
 
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Caller }>()(
   "@kiln/server/Authentication",
-  { error: [ApiUnauthorized, ApiForbidden, ApiNotFound] }
+  { error: [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiTooManyRequests] }
 ) {}
 
 /** `Authorization: token X` (case-sensitive word), `Bearer X` (any case) or `Basic ...`. */
@@ -53,6 +55,7 @@ export const layer = Layer.effect(
     const users = yield* UserStore
     const errors = yield* ApiErrors
     const config = yield* KilnConfig
+    const limiter = yield* RateLimiter
 
     const sudo = Effect.fnUntraced(function*(principal: Principal, target: string) {
       if (!principal.user.isAdmin) return yield* errors.forbiddenBare("Only administrators allowed to sudo.")
@@ -97,10 +100,19 @@ export const layer = Layer.effect(
     return Authentication.of((httpEffect, { endpoint, group }) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const credentials = parseAuthorization(request.headers["authorization"])
-        if (Option.isNone(credentials)) return Effect.provideService(httpEffect, Caller, anonymous)
+        if (Option.isNone(credentials)) {
+          return Effect.andThen(
+            admit(limiter, errors.url, request, anonymous.principal, endpoint.identifier),
+            Effect.provideService(httpEffect, Caller, anonymous)
+          )
+        }
         return Effect.flatMap(
           signedIn(request, credentials.value, requiredScopesOf(endpoint, group)),
-          (caller) => Effect.provideService(httpEffect, Caller, caller)
+          (caller) =>
+            Effect.andThen(
+              admit(limiter, errors.url, request, caller.principal, endpoint.identifier),
+              Effect.provideService(httpEffect, Caller, caller)
+            )
         ).pipe(
           // An answer with a header, not an API error: 429 and when to come back.
           Effect.catchTag("SignInThrottled", (throttled) => Effect.succeed(throttledResponse(throttled, errors.url)))

@@ -1,9 +1,13 @@
 /** The HTTP application: the API, its description, the git endpoints, and the fallbacks. */
-import { Effect, Layer } from "effect"
-import { HttpRouter, type HttpServerResponse } from "effect/http"
+import { Effect, Layer, Result } from "effect"
+import { HttpMiddleware, HttpRouter, type HttpServerResponse } from "effect/http"
+import { DataChanges } from "@kiln/domain/changes/DataChanges"
+import * as DataChangesPg from "@kiln/postgres/coordination/DataChangesPg"
+import * as RateLimitStoreSql from "@kiln/postgres/stores/RateLimitStoreSql"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
-import { KilnConfig } from "../config/KilnConfig.ts"
+import { API_PREFIX } from "../api/Paths.ts"
+import { KilnConfig, proxyNetwork } from "../config/KilnConfig.ts"
 import { AdminUnadoptedHandlers } from "../handlers/AdminUnadoptedHandlers.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
 import { ArchiveHandlers } from "../handlers/ArchiveHandlers.ts"
@@ -30,6 +34,11 @@ import { isUploadRequest, uploadBodyLimit } from "../handlers/UploadRequests.ts"
 import * as HealthRoute from "../health/HealthRoute.ts"
 import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigMatcherLive.ts"
 import { accessLog } from "./AccessLog.ts"
+import { conditionalResponses } from "./conditional/ConditionalResponses.ts"
+import { headAsGet } from "./conditional/HeadRequests.ts"
+import { corsResponses } from "./cors/CorsResponses.ts"
+import { rateLimitHeaders } from "./ratelimit/RateLimitHeaders.ts"
+import * as RateLimiter from "./ratelimit/RateLimiter.ts"
 import { crossSiteRequestGuard } from "./CrossSiteRequestGuard.ts"
 import { forgejoErrorResponses } from "./ErrorResponses.ts"
 import * as ApiErrors from "./ApiErrors.ts"
@@ -42,6 +51,7 @@ import { requestLimits } from "./RequestLimits.ts"
 import * as SignedInGate from "./SignedInGate.ts"
 import * as SiteAdminGate from "./SiteAdminGate.ts"
 import { forgejoSecurity, forgejoSecurityDefinitions } from "./swagger/SwaggerSecurity.ts"
+import { declareKilnHeaders } from "./swagger/SwaggerKilnHeaders.ts"
 import { SwaggerRoutes } from "./swagger/SwaggerRoutes.ts"
 import * as TeamAssignment from "./TeamAssignment.ts"
 import { textInputGuard } from "./TextInputGuard.ts"
@@ -71,9 +81,13 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const description = SwaggerRoutes(Api, new URL(config.rootUrl).pathname, {
     title: "Kiln API",
     version: "1.1.1",
-    description: "Kiln serves the Forgejo API: the clients and tools made for Forgejo and Gitea work with it.",
+    description: "Kiln serves the Forgejo API: the clients and tools made for Forgejo and Gitea work with it. " +
+      "Beyond Forgejo: every JSON answer to a GET carries a strong ETag (If-None-Match answers 304, which spends " +
+      "no rate-limit budget), HEAD answers every GET route, lists carry X-Total-Count and Link, budgets show in " +
+      "X-RateLimit-* headers and GET /rate_limit, and a spent budget answers 429 with Retry-After.",
     securityDefinitions: forgejoSecurityDefinitions,
-    security: forgejoSecurity
+    security: forgejoSecurity,
+    decorate: declareKilnHeaders
   })
   const git = yield* GitRoutes.make
   const limits = requestLimits({
@@ -85,12 +99,31 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const errorResponses = forgejoErrorResponses(errorUrl, (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url))
   const guard = textInputGuard(errorUrl, git.isGitPath)
   const crossSite = crossSiteRequestGuard(config.rootUrl, errorUrl)
+  const conditional = conditionalResponses(yield* DataChanges, {
+    // The health check answers what the database and the disk say now, not what a write changed.
+    exempt: (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url),
+    // The unadopted directories are read from the disk, which changes without a write through Kiln.
+    remembers: (url) => !url.startsWith(`${API_PREFIX}/admin/unadopted`),
+    maxEntries: 50_000
+  })
+  const rateLimits = rateLimitHeaders(yield* RateLimiter.RateLimiter)
+  const cors = config.cors.enabled ? corsResponses(config.cors, git.isGitPath) : undefined
+  const proxies = config.trustedProxies.flatMap((proxy) => {
+    const network = proxyNetwork(proxy)
+    return Result.isSuccess(network) ? [network.success] : []
+  })
+  const forwarded = proxies.length > 0 ? HttpMiddleware.xForwardedHeaders({ trustedProxies: proxies }) : undefined
   // Router-wide rather than `serve`'s middleware: with none there (and tracing off), the server
   // handles each request in a single continuation frame. The error shaping sits outside the body
   // limit, whose 413 it shapes too; the input guard inside it, so that its read is limited. The
-  // cross-site refusal reads only headers, so it comes before any body is read.
+  // cross-site refusal reads only headers, so it comes before any body is read. Rate limits count
+  // the answer conditional requests settle (a 304 is free); CORS grants every answer.
+  const shaped = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    rateLimits(conditional(headAsGet(errorResponses(crossSite(limits(guard(app)))))))
+  const withCors = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    cors === undefined ? shaped(app) : cors(shaped(app))
   const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    errorResponses(crossSite(limits(guard(app))))
+    forwarded === undefined ? withCors(app) : forwarded(withCors(app))
   const bodyLimitAndLog = HttpRouter.middleware((app) => config.accessLog ? accessLog(boundary(app)) : boundary(app), {
     global: true
   })
@@ -100,4 +133,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     disableLogger: true,
     routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true }
   })
-})).pipe(Layer.provide(ApiErrors.layer))
+})).pipe(
+  Layer.provide(ApiErrors.layer),
+  Layer.provide(Layer.mergeAll(RateLimiter.layer.pipe(Layer.provide(RateLimitStoreSql.layer)), DataChangesPg.layer()))
+)

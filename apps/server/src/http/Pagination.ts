@@ -5,6 +5,7 @@
 import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { pageRequest, type PageRequest } from "@kiln/domain/Paging"
+import { KilnConfig } from "../config/KilnConfig.ts"
 
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
@@ -45,18 +46,20 @@ const exposeHeaders = (names: ReadonlyArray<string>) => (response: HttpServerRes
   )
 }
 
-/** Adds `X-Total-Count` (and `Link` when asked) to the response of the current request. */
+/**
+ * Adds `X-Total-Count` and `Link` to the response of the current request. `"all"`: the list is not
+ * paged, so its one page has no links (what Forgejo's builder gives a single page).
+ */
 export const setPagingHeaders = (options: {
   readonly total: number
-  readonly page?: PageRequest | undefined
-  readonly rootUrl?: string | undefined
-}): Effect.Effect<void, never, HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  readonly page: PageRequest | "all"
+}): Effect.Effect<void, never, HttpServerRequest.HttpServerRequest | KilnConfig> =>
+  Effect.flatMap(Effect.all([HttpServerRequest.HttpServerRequest, KilnConfig]), ([request, config]) =>
     HttpEffect.appendPreResponseHandler((_request, response) => {
       let result = HttpServerResponse.setHeader(response, "x-total-count", String(options.total))
       const names = ["X-Total-Count"]
-      if (options.page !== undefined && options.rootUrl !== undefined) {
-        const link = linkHeader(options.rootUrl, request.url, options.page, options.total)
+      if (options.page !== "all") {
+        const link = linkHeader(config.rootUrl, request.url, options.page, options.total)
         if (link !== "") {
           result = HttpServerResponse.setHeader(result, "link", link)
           names.push("Link")

@@ -88,6 +88,39 @@ describe("KilnConfig", () => {
       )
     }))
 
+  it.effect("issue 21: rate limits, trusted proxies and CORS, with their defaults and their checks", () =>
+    Effect.gen(function*() {
+      const defaults = yield* load({})
+      assert.strictEqual(defaults.rateLimitAuthenticated, 0)
+      assert.strictEqual(defaults.rateLimitAnonymous, 3600)
+      assert.strictEqual(defaults.rateLimitSearch, 600)
+      assert.isFalse(defaults.rateLimitAdmins)
+      assert.deepStrictEqual(defaults.trustedProxies, [])
+      assert.isFalse(defaults.cors.enabled)
+      assert.deepStrictEqual(defaults.cors.allowOrigins, ["*"])
+      assert.deepStrictEqual(defaults.cors.methods, ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+      assert.deepStrictEqual(defaults.cors.headers, ["Content-Type", "User-Agent"])
+      const set = yield* load({
+        KILN_RATE_LIMIT_AUTHENTICATED: "5000",
+        KILN_RATE_LIMIT_ANONYMOUS: "0",
+        KILN_TRUSTED_PROXIES: "10.0.0.0/8, 127.0.0.1,::1",
+        KILN_CORS_ENABLED: "true",
+        KILN_CORS_ALLOW_ORIGINS: "https://a.example.com,https://*.b.example.com",
+        KILN_CORS_METHODS: "get,post"
+      })
+      assert.strictEqual(set.rateLimitAuthenticated, 5000)
+      assert.strictEqual(set.rateLimitAnonymous, 0)
+      assert.deepStrictEqual(set.trustedProxies, ["10.0.0.0/8", "127.0.0.1", "::1"])
+      assert.deepStrictEqual(set.cors.methods, ["GET", "POST"])
+      const error = yield* Effect.flip(load({
+        KILN_RATE_LIMIT_ANONYMOUS: "-1",
+        KILN_TRUSTED_PROXIES: "10.0.0.0/8,not-an-address",
+        KILN_CORS_MAX_AGE: "soon"
+      }))
+      assert.strictEqual(error.problems.length, 3, error.problems.join("\n"))
+      assert.isTrue(error.problems.some((line) => line === "KILN_TRUSTED_PROXIES: not an IP address or CIDR range: not-an-address"))
+    }))
+
   it.effect("reports every bad value on its own line", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(load({

@@ -70,7 +70,8 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("quota administration", (i
         { name: "deny-all", limit: 1024, subjects: ["size:repos:all", "size:git:lfs"] },
         { name: "double-rule", limit: 0 }
       ])
-      assert.strictEqual(listed.headers.get("x-total-count"), null)
+      // Forgejo sends no count here; Kiln counts every list (issue 21, apps/server/PAGING.md).
+      assert.strictEqual(listed.headers.get("x-total-count"), "2")
 
       const deleted = yield* request("DELETE", "/api/v1/admin/quota/rules/double-rule", { auth: admin })
       assert.strictEqual(deleted.status, 204)

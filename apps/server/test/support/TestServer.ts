@@ -54,6 +54,12 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   gitPackCacheMaxSize: 256 * 1024 * 1024,
   accessLog: false,
   shutdownTimeout: 30,
+  rateLimitAuthenticated: 0,
+  rateLimitAnonymous: 0,
+  rateLimitSearch: 0,
+  rateLimitAdmins: false,
+  trustedProxies: [],
+  cors: { enabled: false, allowOrigins: ["*"], methods: ["GET"], headers: [], maxAge: 600, allowCredentials: false },
   ...overrides
 })
 

@@ -11,6 +11,7 @@ import repositorySearch from "./0008_repository_search.ts"
 import repositoryRedirects from "./0009_repository_redirects.ts"
 import jobs from "./0010_jobs.ts"
 import branchSyncPending from "./0012_branch_sync_pending.ts"
+import conditionalRequests from "./0013_conditional_requests.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -23,7 +24,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0008_repository_search": repositorySearch,
   "0009_repository_redirects": repositoryRedirects,
   "0010_jobs": jobs,
-  "0012_branch_sync_pending": branchSyncPending
+  "0012_branch_sync_pending": branchSyncPending,
+  "0013_conditional_requests": conditionalRequests
 })
 
 export const layer = Migrations.layer(loader)

@@ -116,6 +116,8 @@ export interface Swagger2Options {
   readonly responseNames?: Readonly<Record<string, string>>
   /** Name of the path parameter a trailing `*` of an endpoint path becomes. Default: `filepath`. */
   readonly wildcardParameter?: string
+  /** A last step over the document: what the server adds to every answer, declared from its rules. */
+  readonly decorate?: (document: SwaggerDocument) => SwaggerDocument
 }
 
 const swaggerMethods: ReadonlyArray<SwaggerMethod> = ["get", "put", "post", "delete", "options", "head", "patch"]
@@ -166,7 +168,7 @@ export const toSwagger2 = <Id extends string, Groups extends HttpApiGroup.Constr
     ...(options.description !== undefined ? { description: options.description } : {}),
     ...(options.license !== undefined ? { license: options.license } : {})
   }
-  return {
+  const document: SwaggerDocument = {
     consumes: [...(options.consumes ?? ["application/json", "text/plain"])],
     produces: [...(options.produces ?? ["application/json", "text/html"])],
     schemes: [...(options.schemes ?? ["http", "https"])],
@@ -185,6 +187,7 @@ export const toSwagger2 = <Id extends string, Groups extends HttpApiGroup.Constr
       ...(tag.externalDocs !== undefined ? { externalDocs: tag.externalDocs } : {})
     }))
   }
+  return options.decorate === undefined ? document : options.decorate(document)
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,0 +1,92 @@
+/**
+ * Router-wide conditional requests on the API's JSON answers:
+ *
+ * - every 200 JSON answer to a GET (or HEAD) carries a strong `ETag`, the hash of its body, so the
+ *   tag changes exactly when the body does (the caller's permissions and the root URL included);
+ * - `If-None-Match` naming it, or `If-Modified-Since` not before the route's `Last-Modified` (when
+ *   there is no `If-None-Match`), turn the answer into a `304` without a body;
+ * - the tags are remembered (ValidatorCache) with the data version they were read at: while
+ *   DataChanges reports the same version, a repeated conditional request is answered from memory,
+ *   before authentication and the route run.
+ *
+ * Any other answer may have changed data (a write, a download counted), so it moves the version.
+ */
+import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { DataChanges } from "@kiln/domain/changes/DataChanges"
+import { clientAddress } from "../ratelimit/Admission.ts"
+import { forAddress } from "../ratelimit/RateLimiter.ts"
+import * as RequestBudgets from "../ratelimit/RequestBudgets.ts"
+import { noneMatchHolds, notModifiedSince, tagOf } from "./EntityTag.ts"
+import { requestKey, ValidatorCache } from "./ValidatorCache.ts"
+
+const isJson = (contentType: string | undefined) => contentType !== undefined && contentType.startsWith("application/json")
+
+const notModified = (etag: string, lastModified: string | undefined) =>
+  HttpServerResponse.empty({
+    status: 304,
+    headers: lastModified === undefined ? { etag } : { etag, "last-modified": lastModified }
+  })
+
+/** Whether the request's conditions say the client's copy is current. */
+const conditionsHold = (
+  headers: { readonly [name: string]: string | undefined },
+  etag: string,
+  lastModified: string | undefined
+): boolean => {
+  const noneMatch = headers["if-none-match"]
+  if (noneMatch !== undefined) return noneMatchHolds(noneMatch, etag)
+  const since = headers["if-modified-since"]
+  return since !== undefined && lastModified !== undefined && notModifiedSince(since, lastModified)
+}
+
+export const conditionalResponses = (
+  changes: DataChanges["Service"],
+  options: {
+    readonly exempt: (url: string) => boolean
+    /** False for answers read from more than the database (directories on disk): never answered from memory. */
+    readonly remembers: (url: string) => boolean
+    readonly maxEntries: number
+  }
+) => {
+  const cache = new ValidatorCache(options.maxEntries)
+  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const method = request.method
+      if ((method !== "GET" && method !== "HEAD") || options.exempt(request.url)) {
+        return Effect.ensuring(app, Effect.sync(changes.changed))
+      }
+      const headers = request.headers
+      const conditional = headers["if-none-match"] !== undefined || headers["if-modified-since"] !== undefined
+      const version = changes.version()
+      const key = requestKey(request.url, headers)
+      if (conditional && version !== undefined) {
+        const known = cache.get(key)
+        if (known !== undefined && known.version === version && conditionsHold(headers, known.etag, known.lastModified)) {
+          if (known.budget !== undefined) {
+            const budget = forAddress(known.budget.budget, clientAddress(request))
+            RequestBudgets.record(request.source, { budget, spends: false, exhausted: false })
+          }
+          return Effect.succeed(notModified(known.etag, known.lastModified))
+        }
+      }
+      return Effect.map(app, (response) => {
+        const body = response.body
+        if (body._tag !== "Uint8Array" || !isJson(body.contentType)) {
+          changes.changed()
+          return response
+        }
+        if (response.status !== 200) return response
+        const etag = tagOf(body.body)
+        const lastModified = response.headers["last-modified"]
+        if (version !== undefined && options.remembers(request.url)) {
+          cache.set(key, { version, etag, lastModified, budget: RequestBudgets.recorded(request.source) })
+        }
+        if (conditional && conditionsHold(headers, etag, lastModified)) {
+          return HttpServerResponse.setStatus(HttpServerResponse.setBody(response, HttpServerResponse.empty().body), 304)
+            .pipe(HttpServerResponse.setHeader("etag", etag))
+        }
+        return HttpServerResponse.setHeader(response, "etag", etag)
+      })
+    })
+}

@@ -1,0 +1,29 @@
+/**
+ * Router-wide: spends the request's budget once its answer is known (a 304 spends nothing) and
+ * answers GitHub's `X-RateLimit-*` headers, with `Retry-After` on a 429.
+ */
+import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { BudgetState, RateLimiter } from "./RateLimiter.ts"
+import * as RequestBudgets from "./RequestBudgets.ts"
+
+export const headersOf = (state: BudgetState, resource: string): Record<string, string> => ({
+  "x-ratelimit-limit": String(state.limit),
+  "x-ratelimit-remaining": String(state.remaining),
+  "x-ratelimit-used": String(state.used),
+  "x-ratelimit-reset": String(state.reset),
+  "x-ratelimit-resource": resource
+})
+
+export const rateLimitHeaders = (limiter: RateLimiter["Service"]) =>
+<E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Effect.map(app, (response) => {
+      const spent = RequestBudgets.recorded(request.source)
+      if (spent === undefined) return response
+      if (spent.spends && !spent.exhausted && response.status !== 304) limiter.spend(spent.budget)
+      const state = limiter.state(spent.budget)
+      const headers = headersOf(state, spent.budget.resource)
+      if (spent.exhausted) headers["retry-after"] = String(Math.max(1, state.reset - Math.floor(Date.now() / 1000)))
+      return HttpServerResponse.setHeaders(response, headers)
+    }))
