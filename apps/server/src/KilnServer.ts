@@ -1,12 +1,14 @@
 /**
  * Kiln's whole HTTP application over the database its settings name, served on the HttpServer that
  * `httpServer` provides: a listening Node server for `pnpm start`, or a mount point in another
- * service (embedding/MountedServer.ts). It exposes the application's services too.
+ * service (embedding/MountedServer.ts). It exposes the application's services too, and on the
+ * embedded database listens on the data directory's control socket (backup/ControlSocket.ts).
  */
 import type * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Layer } from "effect"
 import type { HttpServer } from "effect/http"
 import * as AdminBootstrap from "./AdminBootstrap.ts"
+import * as ControlSocket from "./backup/ControlSocket.ts"
 import * as Application from "./Application.ts"
 import * as Database from "./Database.ts"
 import * as HttpApp from "./http/HttpApp.ts"
@@ -20,6 +22,7 @@ export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
   HttpApp.layer.pipe(
     Layer.provide(AdminBootstrap.layer),
     Layer.provideMerge(Application.layer),
+    Layer.merge(ControlSocket.layer),
     Layer.provide(SigningKey.layer),
     Layer.provide(MarkdownRenderer.layer),
     // Listening once the database is up, before the application is built: EarlyRequests holds

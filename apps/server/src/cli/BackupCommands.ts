@@ -5,13 +5,17 @@
 import { resolve } from "node:path"
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { BranchTableConsistency } from "@kiln/domain/git/BranchTableConsistency"
 import { Database } from "@kiln/postgres"
 import { generatedKeyPath } from "@kiln/openpgp"
 import { BackupFailed } from "../backup/BackupFailed.ts"
+import { dumpThroughServer } from "../backup/ControlClient.ts"
 import { dump, type DumpSummary } from "../backup/Dump.ts"
 import { formatBytes, progressLine } from "../backup/Progress.ts"
 import { ensureEmptyDataDir, restore } from "../backup/Restore.ts"
+import * as Application from "../Application.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
+import * as MigratedDatabase from "../Database.ts"
 import * as KilnConfigLayer from "../config/KilnConfig.ts"
 
 /** The database as it is: a dump copies it unmigrated, a restore migrates it itself. */
@@ -59,11 +63,17 @@ export const dumpCommand = Command.make(
   Effect.fnUntraced(function*(flags) {
     const config = yield* KilnConfig
     const output = resolve(flags.output)
-    const summary = yield* dump({
+    const dataDir = resolve(config.dataDir)
+    const progress = (estimate: number) => progressLine("dump", estimate)
+    // A server running on the embedded database holds it: that server makes the dump.
+    const throughServer = Option.isNone(config.databaseUrl)
+      ? yield* dumpThroughServer(dataDir, output, progress)
+      : Option.none()
+    const summary = Option.isSome(throughServer) ? throughServer.value : yield* dump({
       output,
-      dataDir: resolve(config.dataDir),
-      signingKey: config.signingKey === "generate" ? Option.some(generatedKeyPath(resolve(config.dataDir))) : Option.none(),
-      progress: (estimate) => progressLine("dump", estimate)
+      dataDir,
+      signingKey: config.signingKey === "generate" ? Option.some(generatedKeyPath(dataDir)) : Option.none(),
+      progress
     }).pipe(Effect.provide(UnmigratedDatabase))
     yield* printDumpSummary(summary)
     if (typeof config.signingKey === "object") {
@@ -85,9 +95,17 @@ export const restoreCommand = Command.make(
       dataDir,
       progress: (estimate) => progressLine("restore", estimate)
     }).pipe(Effect.provide(UnmigratedDatabase))
+    // The files were copied after the rows were read: a push in between left refs the branch table lacks.
+    const resynced = yield* Effect.gen(function*() {
+      const consistency = yield* BranchTableConsistency
+      const mismatches = yield* consistency.mismatches
+      yield* consistency.repair(mismatches.map((mismatch) => mismatch.location))
+      return mismatches.length
+    }).pipe(Effect.provide(Application.layer.pipe(Layer.provide(MigratedDatabase.layer))))
     const { counts, database } = summary.manifest
     yield* Console.log(`restored ${flags.input} (made by Kiln ${summary.manifest.kilnVersion} at ${summary.manifest.createdAt})`)
     yield* Console.log(`  ${database.tables.reduce((sum, table) => sum + table.rows, 0)} rows, ${counts.repositories} repositories, ${counts.attachments} attachments, ${counts.packageFiles} package files`)
+    if (resynced > 0) yield* Console.log(`  branch table rewritten from git for ${resynced} repositories pushed to during the dump`)
     if (summary.schemaVersion !== summary.manifest.schemaVersion) {
       yield* Console.log(`  schema migrated from version ${summary.manifest.schemaVersion} to ${summary.schemaVersion}`)
     }
