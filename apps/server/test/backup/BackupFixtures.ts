@@ -8,6 +8,11 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { randomBytes } from "node:crypto"
+import { Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { ConnectionUrl } from "@kiln/postgres"
+import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
 
 export const adminAuth = `Basic ${Buffer.from("root:root-password").toString("base64")}`
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`
@@ -210,3 +215,22 @@ export const listEverything = async (port: number, options: { readonly skipRepos
 }
 
 export const temporaryDirectory = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
+
+const serverUrl = process.env["KILN_TEST_DATABASE_URL"]
+
+/** A database of its own on the test server (none on the embedded database); dropped by `drop`. */
+export const freshDatabase = async (): Promise<{ readonly env: Record<string, string>; readonly drop: () => Promise<void> }> => {
+  if (serverUrl === undefined) return { env: {}, drop: async () => {} }
+  const name = `kiln_t_${randomBytes(8).toString("hex")}`
+  const admin = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+    Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* statement(sql)
+    }).pipe(Effect.provide(Layer.fresh(TestDatabase.adminLayer(Redacted.make(serverUrl)))))))
+  await admin((sql) => sql`CREATE DATABASE ${sql(name)}`)
+  return {
+    env: { DATABASE_URL: Redacted.value(ConnectionUrl.withDatabase(Redacted.make(serverUrl), name)) },
+    drop: () => admin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
+  }
+}
+

@@ -8,33 +8,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Layer, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
-import { ConnectionUrl } from "@kiln/postgres"
-import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
 import { freePort, listening, spawnServer } from "../support/ServerProcess.ts"
-import { git, gitEnv, keepPushing, listEverything, populate, runCli, temporaryDirectory } from "./BackupFixtures.ts"
-
-const serverUrl = process.env["KILN_TEST_DATABASE_URL"]
-
-/** A database of its own on the test server (none on the embedded database); dropped by `drop`. */
-const freshDatabase = async (): Promise<{ readonly env: Record<string, string>; readonly drop: () => Promise<void> }> => {
-  if (serverUrl === undefined) return { env: {}, drop: async () => {} }
-  const name = `kiln_t_${randomBytes(8).toString("hex")}`
-  const admin = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
-    Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      yield* statement(sql)
-    }).pipe(Effect.provide(Layer.fresh(TestDatabase.adminLayer(Redacted.make(serverUrl)))))))
-  await admin((sql) => sql`CREATE DATABASE ${sql(name)}`)
-  return {
-    env: { DATABASE_URL: Redacted.value(ConnectionUrl.withDatabase(Redacted.make(serverUrl), name)) },
-    drop: () => admin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
-  }
-}
+import { freshDatabase, git, gitEnv, keepPushing, listEverything, populate, runCli, temporaryDirectory } from "./BackupFixtures.ts"
 
 const serverEnv = (database: Record<string, string>) => ({ KILN_SIGNING_KEY: "generate", KILN_ACCESS_LOG: "false", ...database })
 
