@@ -13,6 +13,7 @@ import * as Application from "./Application.ts"
 import * as Database from "./Database.ts"
 import * as HttpApp from "./http/HttpApp.ts"
 import * as MarkdownRenderer from "./MarkdownRenderer.ts"
+import * as ServerMetrics from "./metrics/ServerMetrics.ts"
 import * as SigningKey from "./SigningKey.ts"
 
 /** What NodeHttpServer's layer provides: the server, and the platform services its responses use. */
@@ -25,6 +26,7 @@ export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
     Layer.merge(ControlSocket.layer),
     Layer.provide(SigningKey.layer),
     Layer.provide(MarkdownRenderer.layer),
+    Layer.provide(ServerMetrics.layer),
     // Listening once the database is up, before the application is built: EarlyRequests holds
     // what arrives meanwhile.
     Layer.provide(httpServer),

@@ -37,6 +37,8 @@ export interface KilnSettings {
   readonly migrationsMaxSize: number
   /** Bytes of archives kept on disk; past it, those used longest ago are removed. */
   readonly archiveCacheMaxSize: number
+  /** When set, `GET /metrics` serves Prometheus metrics to `Authorization: Bearer <token>`; otherwise it does not exist. */
+  readonly metricsToken: Option.Option<Redacted.Redacted<string>>
 }
 
 export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
@@ -108,6 +110,10 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const accessLog = yield* readEach(problems, "KILN_ACCESS_LOG", Config.Boolean("KILN_ACCESS_LOG").pipe(Config.withDefault(true)))
   const migrationsMaxSize = yield* readEach(problems, "KILN_MIGRATIONS_MAX_SIZE", byteCount("KILN_MIGRATIONS_MAX_SIZE", 2048 * MiB))
   const archiveCacheMaxSize = yield* readEach(problems, "KILN_ARCHIVE_CACHE_MAX_SIZE", byteCount("KILN_ARCHIVE_CACHE_MAX_SIZE", 1024 * MiB))
+  const metricsToken = yield* readEach(problems, "KILN_METRICS_TOKEN", Config.option(Config.Redacted("KILN_METRICS_TOKEN")))
+  if (metricsToken !== undefined && Option.isSome(metricsToken) && Redacted.value(metricsToken.value).trim() === "") {
+    problems.push("KILN_METRICS_TOKEN: must not be empty (leave it unset to turn /metrics off)")
+  }
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -129,7 +135,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
-    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined
+    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined ||
+    metricsToken === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -158,7 +165,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     migrationsAllowLocalPaths,
     migrationsMaxSize,
     archiveCacheMaxSize,
-    accessLog
+    accessLog,
+    metricsToken
   }
 })
 

@@ -1,5 +1,5 @@
 /** The HTTP application: the API, its description, the git endpoints, and the fallbacks. */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { HttpRouter, type HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
@@ -27,6 +27,9 @@ import { RepoUserHandlers } from "../handlers/RepoUserHandlers.ts"
 import * as AttachmentDownloadRoutes from "../handlers/AttachmentDownloadRoutes.ts"
 import * as GenericPackageRoutes from "../handlers/GenericPackageRoutes.ts"
 import { isUploadRequest, uploadBodyLimit } from "../handlers/UploadRequests.ts"
+import * as MetricsRoute from "../metrics/MetricsRoute.ts"
+import * as RequestMetrics from "../metrics/RequestMetrics.ts"
+import { ServerMetrics } from "../metrics/ServerMetrics.ts"
 import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigMatcherLive.ts"
 import { accessLog } from "./AccessLog.ts"
 import { forgejoErrorResponses } from "./ErrorResponses.ts"
@@ -87,10 +90,14 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   // limit, whose 413 it shapes too; the input guard inside it, so that its read is limited.
   const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     errorResponses(limits(guard(app)))
-  const bodyLimitAndLog = HttpRouter.middleware((app) => config.accessLog ? accessLog(boundary(app)) : boundary(app), {
+  const logged = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    config.accessLog ? accessLog(boundary(app)) : boundary(app)
+  // Requests are measured only when /metrics is served.
+  const measured = Option.isSome(config.metricsToken) ? RequestMetrics.measure(yield* ServerMetrics, git.isGitPath) : undefined
+  const bodyLimitAndLog = HttpRouter.middleware((app) => measured === undefined ? logged(app) : measured(logged(app)), {
     global: true
   })
-  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback))
+  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback), MetricsRoute.layer)
     .pipe(Layer.merge(Layer.mergeAll(AttachmentDownloadRoutes.layer, GenericPackageRoutes.layer, bodyLimitAndLog)))
   return HttpRouter.serve(routes, {
     disableLogger: true,

@@ -16,6 +16,7 @@ import * as Application from "../../src/Application.ts"
 import { KilnConfig, type KilnSettings } from "../../src/config/KilnConfig.ts"
 import * as HttpApp from "../../src/http/HttpApp.ts"
 import * as MarkdownRenderer from "../../src/MarkdownRenderer.ts"
+import * as ServerMetrics from "../../src/metrics/ServerMetrics.ts"
 import * as SigningKey from "../../src/SigningKey.ts"
 
 export const ROOT_URL = "http://kiln.test/"
@@ -41,6 +42,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   migrationsAllowLocalPaths: false,
   migrationsMaxSize: 2 * 1024 * 1024 * 1024,
   archiveCacheMaxSize: 1024 * 1024 * 1024,
+  metricsToken: Option.none(),
   accessLog: false,
   ...overrides
 })
@@ -57,6 +59,7 @@ export const layer = (overrides: Partial<KilnSettings> = {}) =>
     Layer.provideMerge(ApplicationLive),
     Layer.provideMerge(SigningKey.layer),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(ServerMetrics.layer),
     Layer.provideMerge(Layer.succeed(KilnConfig, testSettings(overrides)))
   )
 
