@@ -11,6 +11,7 @@ import * as CpuProfile from "./CpuProfile.ts"
 import * as Report from "./Report.ts"
 import type { BenchSettings, Scenario, ScenarioReport } from "./Scenario.ts"
 import * as ArchiveScenario from "./scenarios/ArchiveScenario.ts"
+import * as BackupScenario from "./scenarios/BackupScenario.ts"
 import * as GitScenario from "./scenarios/GitScenario.ts"
 import * as MarkdownScenario from "./scenarios/MarkdownScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
@@ -23,7 +24,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   QuotaScenario.scenario,
   ArchiveScenario.scenario,
   GitScenario.scenario,
-  MarkdownScenario.scenario
+  MarkdownScenario.scenario,
+  BackupScenario.scenario
 ]
 
 const usage = `pnpm bench -- [options]

@@ -11,6 +11,7 @@ import { RepositoryStore } from "../repo/RepositoryStore.ts"
 import { Branches } from "./Branches.ts"
 import { BranchStore } from "./BranchStore.ts"
 import { GitStorage, type RepositoryLocation } from "./GitStorage.ts"
+import { RepositoryDirectories } from "./RepositoryDirectories.ts"
 
 export interface BranchMismatch {
   readonly location: RepositoryLocation
@@ -32,7 +33,7 @@ const PAGE = 50
 export const layer: Layer.Layer<
   BranchTableConsistency,
   never,
-  RepositoryInventory | RepositoryStore | BranchStore | GitStorage | Branches
+  RepositoryInventory | RepositoryStore | BranchStore | GitStorage | Branches | RepositoryDirectories
 > = Layer.effect(
   BranchTableConsistency,
   Effect.gen(function*() {
@@ -41,6 +42,7 @@ export const layer: Layer.Layer<
     const rows = yield* BranchStore
     const git = yield* GitStorage
     const branches = yield* Branches
+    const directories = yield* RepositoryDirectories
 
     const recorded = (repositoryId: number) =>
       Effect.gen(function*() {
@@ -54,6 +56,8 @@ export const layer: Layer.Layer<
 
     const compare = (location: RepositoryLocation) =>
       Effect.gen(function*() {
+        // A stat before any query or git process: rows without a directory are another check's.
+        if (!(yield* directories.exists(location).pipe(Effect.orElseSucceed(() => false)))) return Option.none<BranchMismatch>()
         const owned = yield* repositories.find(location.owner, location.name)
         if (Option.isNone(owned)) return Option.none<BranchMismatch>()
         const heads = yield* git.listBranches(location).pipe(Effect.option)
