@@ -64,7 +64,7 @@ const restoreInto = (archive: string, dataDir: string) =>
   restore({ input: archive, dataDir, progress: quiet }).pipe(Effect.flip)
 
 describe("kiln restore", () => {
-  it.effect("restores an older schema's dump and migrates it", () =>
+  it.live("restores an older schema's dump and migrates it", () =>
     Effect.gen(function*() {
       const archive = yield* olderDump
       const dataDir = join(temporaryDirectory("kiln-restore-target-"), "data")
@@ -85,7 +85,7 @@ describe("kiln restore", () => {
       }).pipe(Effect.provide(database()))
     }), 120_000)
 
-  it.effect("refuses a changed byte, a newer schema, and targets that are not empty, leaving them as they were", () =>
+  it.live("refuses a changed byte, a newer schema, and targets that are not empty, leaving them as they were", () =>
     Effect.gen(function*() {
       const archive = yield* olderDump
       const tampered = yield* rewritten(archive, (name, content) =>
