@@ -201,9 +201,10 @@ const restoreChecked = (options: RestoreOptions) =>
     yield* DatabaseRestore.restore({
       loader: Migrations.loader,
       schemaVersion: manifest.schemaVersion,
+      tables: manifest.database.tables.map((table) => table.name),
       sequences: manifest.database.sequences,
       rows: (table) => stagedRows(options.dataDir, table)
-    })
+    }).pipe(Effect.catchTag("UnknownTables", (error) => Effect.fail(new BackupFailed({ message: error.message }))))
     yield* attempt("removing the staged rows", () => rm(join(options.dataDir, "tmp"), { recursive: true, force: true }))
     return { manifest, schemaVersion: latest } satisfies RestoreSummary
   })

@@ -85,16 +85,22 @@ describe("kiln restore", () => {
       }).pipe(Effect.provide(database()))
     }), 120_000)
 
-  it.live("refuses a changed byte, a newer schema, and targets that are not empty, leaving them as they were", () =>
+  it.live("refuses a changed byte, a newer schema, unknown tables, and targets that are not empty, leaving them as they were", () =>
     Effect.gen(function*() {
       const archive = yield* olderDump
       const tampered = yield* rewritten(archive, (name, content) =>
         name.startsWith("database/users/") ? Buffer.from(content.toString("utf8").replace("\"Old\"", "\"Bad\"")) : content)
       const newer = yield* rewritten(archive, (name, content) =>
         name === "manifest.json" ? Buffer.from(content.toString("utf8").replace(`"schemaVersion": ${OLD_VERSION}`, "\"schemaVersion\": 9999")) : content)
+      const foreign = yield* rewritten(archive, (name, content) =>
+        name === "manifest.json" ? Buffer.from(content.toString("utf8").replace("\"tables\": [", "\"tables\": [{ \"name\": \"ghosts\", \"rows\": 0 },")) : content)
 
       yield* Effect.gen(function*() {
         const dataDir = join(temporaryDirectory("kiln-restore-refused-"), "data")
+        const unknownTable = yield* restoreInto(foreign, dataDir)
+        assert.include(unknownTable.message, "tables its schema version does not define: ghosts")
+        assert.isTrue(yield* DatabaseRestore.isEmpty)
+
         const changed = yield* restoreInto(tampered, dataDir)
         assert.include(changed.message, "checksums do not match the manifest for database/users")
         assert.isTrue(!existsSync(dataDir) || readdirSync(dataDir).length === 0, "nothing left in the data directory")

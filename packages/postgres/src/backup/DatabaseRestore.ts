@@ -9,7 +9,7 @@
  * stay on; parents are loaded before their children. Disabling needs only table ownership, which
  * the restoring role has since it just created the tables.
  */
-import { Effect, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Migrations from "../Migrations.ts"
 import { quoteIdentifier, type SequenceValue, tablesInLoadOrder, writableColumns } from "./DatabaseSnapshot.ts"
@@ -30,9 +30,20 @@ export const latestVersion = (loader: Migrations.Loader): Effect.Effect<number, 
 const upTo = (loader: Migrations.Loader, version: number): Migrations.Loader =>
   Effect.map(loader, (migrations) => migrations.filter(([id]) => id <= version))
 
+/** The snapshot names tables its own schema version does not have: not a dump of this schema. */
+export class UnknownTables extends Schema.TaggedError<UnknownTables>()("UnknownTables", {
+  tables: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `the dump has rows for tables its schema version does not define: ${this.tables.join(", ")}`
+  }
+}
+
 export interface RestoreInput<E, R> {
   readonly loader: Migrations.Loader
   readonly schemaVersion: number
+  /** The tables the snapshot has rows for. */
+  readonly tables: ReadonlyArray<string>
   readonly sequences: ReadonlyArray<SequenceValue>
   /** The rows of a table as the snapshot wrote them (one JSON object per line), in batches. */
   readonly rows: (table: string) => Stream.Stream<ReadonlyArray<string>, E, R>
@@ -42,12 +53,14 @@ export interface RestoreInput<E, R> {
 
 export const restore = <E, R>(
   input: RestoreInput<E, R>
-): Effect.Effect<void, E | SqlError.SqlError | Migrations.MigrationError, R | SqlClient.SqlClient> =>
+): Effect.Effect<void, E | SqlError.SqlError | Migrations.MigrationError | UnknownTables, R | SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql.withTransaction(Effect.gen(function*() {
       yield* Migrations.run(upTo(input.loader, input.schemaVersion))
       const tables = yield* tablesInLoadOrder
+      const unknown = input.tables.filter((table) => !tables.includes(table))
+      if (unknown.length > 0) return yield* new UnknownTables({ tables: unknown })
       // Migrations seed some rows (the search epoch's); the snapshot's replace them.
       if (tables.length > 0) yield* sql.unsafe(`TRUNCATE ${tables.map(quoteIdentifier).join(", ")}`)
       for (const table of tables) {
