@@ -20,22 +20,22 @@ const exchange = (dataDir: string, output: string, onLine: (line: string) => voi
     const socket = createConnection(join(dataDir, SOCKET_NAME))
     const lines: Array<string> = []
     let connected = false
-    socket.once("connect", () => {
-      connected = true
-      socket.write(encodeLine({ command: "dump", output }))
-    })
-    socket.once("error", (error) => {
+    socket.on("error", (error) => {
       const code = errorCode(error)
       if (!connected && (code === "ENOENT" || code === "ECONNREFUSED")) resolve(Option.none())
       else reject(error)
     })
-    const reader = createInterface({ input: socket })
-    reader.on("line", (line) => {
-      lines.push(line)
-      onLine(line)
-    })
-    reader.once("close", () => {
-      if (connected) resolve(Option.some(lines))
+    socket.once("connect", () => {
+      connected = true
+      // Read only once connected: a reader on a socket that never connects re-emits its error.
+      const reader = createInterface({ input: socket })
+      reader.on("line", (line) => {
+        lines.push(line)
+        onLine(line)
+      })
+      reader.on("error", reject)
+      reader.once("close", () => resolve(Option.some(lines)))
+      socket.write(encodeLine({ command: "dump", output }))
     })
   })
 

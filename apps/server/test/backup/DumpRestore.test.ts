@@ -85,4 +85,27 @@ describe("kiln dump and kiln restore", () => {
       await targetDb.drop()
     }
   })
+
+  it("dumps and restores a stopped server's embedded data directory from the command line", { timeout: 120_000 }, async () => {
+    const sourceDir = temporaryDirectory("kiln-backup-stopped-")
+    const archive = join(temporaryDirectory("kiln-backup-stopped-out-"), "kiln.tar.gz")
+    const env = { KILN_SIGNING_KEY: "none" }
+    const created = await runCli(
+      ["admin", "user", "create", "--username", "offline", "--password", "offline-password", "--email", "offline@example.com"],
+      { ...env, KILN_DATA_DIR: sourceDir }
+    )
+    assert.strictEqual(created.code, 0, created.stderr)
+    const dumped = await runCli(["dump", "--output", archive], { ...env, KILN_DATA_DIR: sourceDir })
+    assert.strictEqual(dumped.code, 0, dumped.stderr)
+    assert.include(dumped.stdout, "password hashes (scrypt): 1 (users.password_hash)")
+    const again = await runCli(["dump", "--output", archive], { ...env, KILN_DATA_DIR: sourceDir })
+    assert.strictEqual(again.code, 1)
+    assert.include(again.stderr, "exists; a dump never overwrites a file")
+
+    const targetDir = join(temporaryDirectory("kiln-backup-stopped-target-"), "data")
+    const restored = await runCli(["restore", "--input", archive], { ...env, KILN_DATA_DIR: targetDir })
+    assert.strictEqual(restored.code, 0, restored.stderr)
+    const listed = await runCli(["admin", "user", "list"], { ...env, KILN_DATA_DIR: targetDir })
+    assert.include(listed.stdout, "offline\toffline@example.com")
+  })
 })
