@@ -28,15 +28,21 @@ export const repositoryDirectories = (dataDir: string) =>
     (locations) => locations.map((location) => `${location.owner}/${location.name}`)
   )
 
-/** Every blob file in the two-level fan-out of `attachments/` and `packages/`. */
-export const blobFiles = (dataDir: string): Effect.Effect<ReadonlyArray<Omit<BlobReference, "size">>, BackupFailed> =>
+export interface BlobFile extends Omit<BlobReference, "size"> {
+  readonly path: string
+}
+
+/** Every file in the two-level fan-out of `attachments/` and `packages/` (whatever its name). */
+export const blobFiles = (dataDir: string): Effect.Effect<ReadonlyArray<BlobFile>, BackupFailed> =>
   attempt("listing blob files", async () => {
-    const found: Array<Omit<BlobReference, "size">> = []
+    const found: Array<BlobFile> = []
     for (const area of ["attachments", "packages"] as const) {
       const root = join(dataDir, area)
       for (const first of (await subdirectories(root)).sort()) {
         for (const second of (await subdirectories(join(root, first))).sort()) {
-          for (const name of (await files(join(root, first, second))).sort()) found.push({ area, name })
+          for (const name of (await files(join(root, first, second))).sort()) {
+            found.push({ area, name, path: join(root, first, second, name) })
+          }
         }
       }
     }

@@ -5,7 +5,6 @@
  * older than the grace period) and the rest is named with the decision it needs.
  */
 import { rm, stat } from "node:fs/promises"
-import { join } from "node:path"
 import { Effect, Option } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import { BranchTableConsistency } from "@kiln/domain/git/BranchTableConsistency"
@@ -86,9 +85,7 @@ export const checks = (options: DoctorOptions) =>
     const orphans: Array<{ readonly name: string; readonly path: string; readonly old: boolean }> = []
     for (const file of yield* blobFiles(options.dataDir)) {
       if (referenced.has(`${file.area}/${file.name}`)) continue
-      const path = file.area === "attachments"
-        ? join(options.dataDir, "attachments", file.name.slice(0, 1), file.name.slice(1, 2), file.name)
-        : join(options.dataDir, "packages", file.name.slice(0, 2), file.name.slice(2, 4), file.name)
+      const path = file.path
       const modified = yield* attempt("reading the blobs", () => stat(path).then((info) => info.mtimeMs, () => now))
       orphans.push({ name: `${file.area}/${file.name}`, path, old: now - modified >= options.graceMillis })
     }
