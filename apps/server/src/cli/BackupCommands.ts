@@ -15,14 +15,21 @@ import { formatBytes, progressLine } from "../backup/Progress.ts"
 import { ensureEmptyDataDir, restore } from "../backup/Restore.ts"
 import * as Application from "../Application.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
-import * as MigratedDatabase from "../Database.ts"
 import * as KilnConfigLayer from "../config/KilnConfig.ts"
 
 /** The database as it is: a dump copies it unmigrated, a restore migrates it itself. */
-const UnmigratedDatabase = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* KilnConfig
-  return Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
-}))
+const UnmigratedDatabase = (embeddedSettings: ReadonlyArray<string> = []) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const config = yield* KilnConfig
+    return Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedSettings })
+  }))
+
+/**
+ * A restore creates the tables and fills them in one transaction: with `minimal` WAL, PostgreSQL
+ * writes such tables' pages once at commit instead of logging every row (the embedded database has
+ * no replicas to feed; the server starts again with its own settings).
+ */
+const restoreSettings = ["wal_level=minimal", "max_wal_senders=0"]
 
 const examples = (items: ReadonlyArray<string>) =>
   items.length === 0 ? "" : `: ${items.slice(0, 5).join(", ")}${items.length > 5 ? `, … (${items.length - 5} more)` : ""}`
@@ -74,7 +81,7 @@ export const dumpCommand = Command.make(
       dataDir,
       signingKey: config.signingKey === "generate" ? Option.some(generatedKeyPath(dataDir)) : Option.none(),
       progress
-    }).pipe(Effect.provide(UnmigratedDatabase))
+    }).pipe(Effect.provide(UnmigratedDatabase()))
     yield* printDumpSummary(summary)
     if (typeof config.signingKey === "object") {
       yield* Console.log(`  not included: the signing key file ${config.signingKey.path} (KILN_SIGNING_KEY names a file outside the data directory)`)
@@ -90,18 +97,22 @@ export const restoreCommand = Command.make(
     const dataDir = resolve(config.dataDir)
     // Before the database is opened: opening an embedded one creates files in the data directory.
     yield* ensureEmptyDataDir(dataDir)
-    const summary = yield* restore({
-      input: resolve(flags.input),
-      dataDir,
-      progress: (estimate) => progressLine("restore", estimate)
-    }).pipe(Effect.provide(UnmigratedDatabase))
-    // The files were copied after the rows were read: a push in between left refs the branch table lacks.
-    const resynced = yield* Effect.gen(function*() {
-      const consistency = yield* BranchTableConsistency
-      const mismatches = yield* consistency.mismatches
-      yield* consistency.repair(mismatches.map((mismatch) => mismatch.location))
-      return mismatches.length
-    }).pipe(Effect.provide(Application.layer.pipe(Layer.provide(MigratedDatabase.layer))))
+    const { summary, resynced } = yield* Effect.gen(function*() {
+      const summary = yield* restore({
+        input: resolve(flags.input),
+        dataDir,
+        progress: (estimate) => progressLine("restore", estimate)
+      })
+      // The files were copied after the rows were read: a push in between left refs the branch
+      // table lacks. On the same connection: reopening the database would cost as much again.
+      const resynced = yield* Effect.gen(function*() {
+        const consistency = yield* BranchTableConsistency
+        const mismatches = yield* consistency.mismatches
+        yield* consistency.repair(mismatches.map((mismatch) => mismatch.location))
+        return mismatches.length
+      }).pipe(Effect.provide(Application.layer))
+      return { summary, resynced }
+    }).pipe(Effect.provide(UnmigratedDatabase(restoreSettings)))
     const { counts, database } = summary.manifest
     yield* Console.log(`restored ${flags.input} (made by Kiln ${summary.manifest.kilnVersion} at ${summary.manifest.createdAt})`)
     yield* Console.log(`  ${database.tables.reduce((sum, table) => sum + table.rows, 0)} rows, ${counts.repositories} repositories, ${counts.attachments} attachments, ${counts.packageFiles} package files`)
