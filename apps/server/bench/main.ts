@@ -12,6 +12,7 @@ import * as Report from "./Report.ts"
 import type { BenchSettings, Scenario, ScenarioReport } from "./Scenario.ts"
 import * as ArchiveScenario from "./scenarios/ArchiveScenario.ts"
 import * as ConditionalScenario from "./scenarios/ConditionalScenario.ts"
+import * as BackupScenario from "./scenarios/BackupScenario.ts"
 import * as GitScenario from "./scenarios/GitScenario.ts"
 import * as MarkdownScenario from "./scenarios/MarkdownScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
@@ -27,7 +28,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   GitScenario.scenario,
   MarkdownScenario.scenario,
   ScaleScenario.scenario,
-  ConditionalScenario.scenario
+  ConditionalScenario.scenario,
+  BackupScenario.scenario
 ]
 
 const usage = `pnpm bench -- [options]

@@ -16,6 +16,7 @@ import * as Teams from "@kiln/domain/org/Teams"
 import * as Packages from "@kiln/domain/package/Packages"
 import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
 import * as Branches from "@kiln/domain/git/Branches"
+import * as BranchTableConsistency from "@kiln/domain/git/BranchTableConsistency"
 import * as CommitStatuses from "@kiln/domain/git/CommitStatuses"
 import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
 import * as PasswordDerivations from "@kiln/domain/auth/PasswordDerivations"
@@ -140,6 +141,11 @@ export const UnadoptedRepositoriesLive = UnadoptedRepositories.layer.pipe(
   Layer.provide(Layer.mergeAll(RepositoryStorage, BranchesLive, RepositoryInventorySql.layer))
 )
 
+/** The branch table compared with git's refs, and rewritten from them (doctor, restore). */
+export const BranchTableConsistencyLive = BranchTableConsistency.layer.pipe(
+  Layer.provide(Layer.mergeAll(RepositoryStorage, BranchesLive, RepositoryInventorySql.layer))
+)
+
 /**
  * Release attachments and package blobs under `<KILN_DATA_DIR>` (attachments/, packages/, tmp/),
  * and the tags releases make in the repositories.
@@ -216,6 +222,7 @@ export const Services = Layer.mergeAll(
   .pipe(Layer.merge(RepositoryContent))
   .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))
   .pipe(Layer.merge(UnadoptedRepositoriesLive))
+  .pipe(Layer.merge(BranchTableConsistencyLive))
 
 /**
  * Everything the HTTP layer and the CLI use, with the coordination between processes (write locks,

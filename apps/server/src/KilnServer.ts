@@ -1,18 +1,21 @@
 /**
  * Kiln's whole HTTP application over the database its settings name, served on the HttpServer that
  * `httpServer` provides: a listening Node server for `pnpm start`, or a mount point in another
- * service (embedding/MountedServer.ts). It exposes the application's services too.
+ * service (embedding/MountedServer.ts). It exposes the application's services too, and on the
+ * embedded database listens on the data directory's control socket (backup/ControlSocket.ts).
  */
 import type * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Layer } from "effect"
 import type { HttpServer } from "effect/http"
 import * as AdminBootstrap from "./AdminBootstrap.ts"
+import * as ControlSocket from "./backup/ControlSocket.ts"
 import * as Application from "./Application.ts"
 import * as BackgroundWork from "./BackgroundWork.ts"
 import * as BranchTableRepair from "./BranchTableRepair.ts"
 import * as Database from "./Database.ts"
 import * as HttpApp from "./http/HttpApp.ts"
 import * as MarkdownRenderer from "./MarkdownRenderer.ts"
+import * as ServerMetrics from "./metrics/ServerMetrics.ts"
 import * as SigningKey from "./SigningKey.ts"
 
 /** What NodeHttpServer's layer provides: the server, and the platform services its responses use. */
@@ -24,8 +27,10 @@ export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
     Layer.provide(BranchTableRepair.layer),
     Layer.provide(BackgroundWork.layer),
     Layer.provideMerge(Application.layer),
+    Layer.merge(ControlSocket.layer),
     Layer.provide(SigningKey.layer),
     Layer.provide(MarkdownRenderer.layer),
+    Layer.provide(ServerMetrics.layer),
     // Listening once the database is up, before the application is built: EarlyRequests holds
     // what arrives meanwhile.
     Layer.provide(httpServer),

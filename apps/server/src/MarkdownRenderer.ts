@@ -9,6 +9,7 @@ import { Markdown } from "@kiln/domain/markdown/Markdown"
 import { MentionableUsers } from "@kiln/domain/markdown/MentionableUsers"
 import * as MentionableUsersSql from "@kiln/postgres/stores/MentionableUsersSql"
 import { KilnConfig } from "./config/KilnConfig.ts"
+import { countingRender } from "./metrics/ServerMetrics.ts"
 
 /** A render that takes longer is stopped and answered with 422. */
 export const RENDER_TIME_LIMIT_MILLIS = 5_000
@@ -37,6 +38,6 @@ export const layer = Layer.effect(
         Effect.provideService(MentionableUsers, users)
       )
     )
-    return Markdown.of({ render: (input) => Effect.flatMap(renderer, (markdown) => markdown.render(input)) })
+    return Markdown.of({ render: (input) => countingRender(Effect.flatMap(renderer, (markdown) => markdown.render(input))) })
   })
 ).pipe(Layer.provide(MentionableUsersSql.layer))

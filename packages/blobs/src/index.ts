@@ -1,1 +1,1 @@
-export { BlobStorageLive, makeBlobStorage } from "./BlobStorageLive.ts"
+export { blobPath, BlobStorageLive, makeBlobStorage } from "./BlobStorageLive.ts"

@@ -14,3 +14,4 @@ export { archiveCacheSize, pruneArchiveCache, pruningTask as archivePruningTask 
 export { GitArchivesLive, makeGitArchives, type GitArchivesOptions } from "./GitArchivesLive.ts"
 export { GitTransfersLive, makeGitTransfers, type GitTransfersOptions } from "./GitTransfersLive.ts"
 export { makeRepositoryDirectories, RepositoryDirectoriesLive } from "./RepositoryDirectoriesLive.ts"
+export { type RepositorySnapshot, type SnapshotFile, snapshotRepository } from "./RepositorySnapshot.ts"

@@ -72,6 +72,8 @@ export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client,
 export const openPglite = (options: {
   readonly dataDir?: string
   readonly loadDataDir?: Blob
+  /** More `name=value` settings for this start only. */
+  readonly settings?: ReadonlyArray<string>
 }): Effect.Effect<PGlite, DatabaseOpenFailed, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
@@ -84,7 +86,10 @@ export const openPglite = (options: {
         return PGlite.create({
           // Extensions PGlite must load at start: later schema needs trigram indexes.
           extensions: { pg_trgm },
-          startParams: [...PGlite.defaultStartParams, ...pgliteSettings.flatMap((setting) => ["-c", setting])],
+          startParams: [
+            ...PGlite.defaultStartParams,
+            ...[...pgliteSettings, ...(options.settings ?? [])].flatMap((setting) => ["-c", setting])
+          ],
           ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
           ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir })
         })
@@ -119,7 +124,8 @@ export const layerPgliteClient = (db: PGlite): Layer.Layer<Client, SqlError.SqlE
 
 /** PGlite stored under `<dataDir>/db`, locked against other processes. */
 export const layerPglite = (
-  dataDir: string
+  dataDir: string,
+  settings: ReadonlyArray<string> = []
 ): Layer.Layer<Client, SqlError.SqlError | DataDirLock.DataDirInUse | DataDirLock.DataDirLockFailed | DatabaseOpenFailed> =>
   Layer.unwrap(Effect.gen(function*() {
     yield* DataDirLock.acquire(dataDir)
@@ -128,7 +134,7 @@ export const layerPglite = (
       try: () => Fs.mkdirSync(path, { recursive: true }),
       catch: (cause) => new DatabaseOpenFailed({ path, cause })
     })
-    const db = yield* openPglite({ dataDir: path })
+    const db = yield* openPglite({ dataDir: path, settings })
     return layerPgliteClient(db)
   }))
 
@@ -136,12 +142,14 @@ export interface Options {
   /** A `postgres://` URL; without one, PGlite in `dataDir` is used. */
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
   readonly dataDir: string
+  /** More settings for an embedded database's start (a server's are its own). */
+  readonly embeddedSettings?: ReadonlyArray<string>
 }
 
 export const layer = (
   options: Options
 ): Layer.Layer<Client, SqlError.SqlError | DataDirLock.DataDirInUse | DataDirLock.DataDirLockFailed | DatabaseOpenFailed> =>
   Option.match(options.databaseUrl, {
-    onNone: () => layerPglite(options.dataDir),
+    onNone: () => layerPglite(options.dataDir, options.embeddedSettings),
     onSome: layerServer
   })

@@ -27,7 +27,7 @@ const BRANCHES = 500
 const RUNS = 7
 const LIST_CONNECTIONS = 4
 
-const gitEnv = (home: string): NodeJS.ProcessEnv => ({
+export const gitEnv = (home: string): NodeJS.ProcessEnv => ({
   ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_"))),
   HOME: home,
   GIT_CONFIG_NOSYSTEM: "1",
@@ -89,7 +89,7 @@ const writeHistory = (file: string) => {
 }
 
 /** The generated bare repository in one pack, as a served repository usually is. */
-const generate = async (directory: string, env: NodeJS.ProcessEnv) => {
+export const generate = async (directory: string, env: NodeJS.ProcessEnv) => {
   const source = Path.join(directory, "source.git")
   await git(env, ["init", "-q", "--bare", "-b", "main", source])
   const stream = Path.join(directory, "history.fi")

@@ -1,6 +1,7 @@
 /**
  * `pnpm kiln admin user create|list`: administration without the server, on the embedded data
  * dir (the server must be stopped: the data dir admits one process) or on DATABASE_URL.
+ * `pnpm kiln dump|restore`: backups (BackupCommands.ts); `pnpm kiln doctor`: the consistency check.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -9,8 +10,11 @@ import { Command, Flag } from "effect/cli"
 import { pageRequest } from "@kiln/domain/Paging"
 import { UserAccounts } from "@kiln/domain/user/UserAccounts"
 import * as Application from "../Application.ts"
+import { dumpCommand, restoreCommand } from "./BackupCommands.ts"
+import { doctorCommand } from "./DoctorCommand.ts"
 import * as KilnConfig from "../config/KilnConfig.ts"
 import * as Database from "../Database.ts"
+import { KILN_VERSION } from "../KilnVersion.ts"
 
 const ApplicationLive = Application.layer.pipe(Layer.provide(Database.layer), Layer.provide(KilnConfig.layer))
 
@@ -60,6 +64,6 @@ const list = Command.make(
 
 const user = Command.make("user").pipe(Command.withSubcommands([create, list]), Command.withDescription("Manage users"))
 const admin = Command.make("admin").pipe(Command.withSubcommands([user]), Command.withDescription("Administration"))
-const kiln = Command.make("kiln").pipe(Command.withSubcommands([admin]), Command.withDescription("Kiln's command line"))
+const kiln = Command.make("kiln").pipe(Command.withSubcommands([admin, dumpCommand, restoreCommand, doctorCommand]), Command.withDescription("Kiln's command line"))
 
-kiln.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+kiln.pipe(Command.run({ version: KILN_VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

@@ -72,6 +72,8 @@ export interface KilnSettings {
   readonly trustedProxies: ReadonlyArray<string>
   /** Forgejo's `[cors]`: cross-origin requests to the API; off by default. */
   readonly cors: CorsSettings
+  /** When set, `GET /metrics` serves Prometheus metrics to `Authorization: Bearer <token>`; otherwise it does not exist. */
+  readonly metricsToken: Option.Option<Redacted.Redacted<string>>
 }
 
 export interface CorsSettings {
@@ -201,6 +203,10 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   for (const proxy of trustedProxies) {
     if (Result.isFailure(proxyNetwork(proxy))) problems.push(`KILN_TRUSTED_PROXIES: not an IP address or CIDR range: ${proxy}`)
   }
+  const metricsToken = yield* readEach(problems, "KILN_METRICS_TOKEN", Config.option(Config.Redacted("KILN_METRICS_TOKEN")))
+  if (metricsToken !== undefined && Option.isSome(metricsToken) && Redacted.value(metricsToken.value).trim() === "") {
+    problems.push("KILN_METRICS_TOKEN: must not be empty (leave it unset to turn /metrics off)")
+  }
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -229,7 +235,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     shutdownTimeout === undefined ||
     rateLimitAuthenticated === undefined || rateLimitAnonymous === undefined || rateLimitSearch === undefined ||
     rateLimitAdmins === undefined || corsEnabled === undefined || corsOrigins === undefined || corsMethods === undefined ||
-    corsHeaders === undefined || corsMaxAge === undefined || corsAllowCredentials === undefined
+    corsHeaders === undefined || corsMaxAge === undefined || corsAllowCredentials === undefined ||
+    metricsToken === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -282,7 +289,8 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
       headers: list(corsHeaders),
       maxAge: corsMaxAge,
       allowCredentials: corsAllowCredentials
-    }
+    },
+    metricsToken
   }
 })
 

@@ -1,5 +1,5 @@
 /** The HTTP application: the API, its description, the git endpoints, and the fallbacks. */
-import { Effect, Layer, Result } from "effect"
+import { Effect, Layer, Option, Result } from "effect"
 import { HttpMiddleware, HttpRouter, type HttpServerResponse } from "effect/http"
 import { DataChanges } from "@kiln/domain/changes/DataChanges"
 import * as DataChangesPg from "@kiln/postgres/coordination/DataChangesPg"
@@ -32,6 +32,9 @@ import * as AttachmentDownloadRoutes from "../handlers/AttachmentDownloadRoutes.
 import * as GenericPackageRoutes from "../handlers/GenericPackageRoutes.ts"
 import { isUploadRequest, uploadBodyLimit } from "../handlers/UploadRequests.ts"
 import * as HealthRoute from "../health/HealthRoute.ts"
+import * as MetricsRoute from "../metrics/MetricsRoute.ts"
+import * as RequestMetrics from "../metrics/RequestMetrics.ts"
+import { ServerMetrics } from "../metrics/ServerMetrics.ts"
 import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigMatcherLive.ts"
 import { accessLog } from "./AccessLog.ts"
 import { conditionalResponses } from "./conditional/ConditionalResponses.ts"
@@ -124,10 +127,14 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     cors === undefined ? shaped(app) : cors(shaped(app))
   const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     forwarded === undefined ? withCors(app) : forwarded(withCors(app))
-  const bodyLimitAndLog = HttpRouter.middleware((app) => config.accessLog ? accessLog(boundary(app)) : boundary(app), {
+  const logged = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    config.accessLog ? accessLog(boundary(app)) : boundary(app)
+  // Requests are measured only when /metrics is served.
+  const measured = Option.isSome(config.metricsToken) ? RequestMetrics.measure(yield* ServerMetrics, git.isGitPath) : undefined
+  const bodyLimitAndLog = HttpRouter.middleware((app) => measured === undefined ? logged(app) : measured(logged(app)), {
     global: true
   })
-  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback))
+  const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback), MetricsRoute.layer)
     .pipe(Layer.merge(Layer.mergeAll(AttachmentDownloadRoutes.layer, GenericPackageRoutes.layer, HealthRoute.layer, bodyLimitAndLog)))
   return HttpRouter.serve(routes, {
     disableLogger: true,

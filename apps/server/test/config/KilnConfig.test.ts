@@ -6,6 +6,16 @@ const load = (env: Record<string, string>) =>
   loadSettings.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
 
 describe("KilnConfig", () => {
+  it.effect("reads KILN_METRICS_TOKEN, off when unset, and refuses an empty one", () =>
+    Effect.gen(function*() {
+      assert.isTrue(Option.isNone((yield* load({})).metricsToken))
+      const on = yield* load({ KILN_METRICS_TOKEN: "scrape-me" })
+      assert.strictEqual(Option.map(on.metricsToken, Redacted.value).pipe(Option.getOrUndefined), "scrape-me")
+      const empty = yield* Effect.flip(load({ KILN_METRICS_TOKEN: " " }))
+      assert.instanceOf(empty, InvalidConfiguration)
+      assert.include(empty.problems.join("\n"), "KILN_METRICS_TOKEN")
+    }))
+
   it.effect("has Forgejo-like defaults", () =>
     Effect.gen(function*() {
       const settings = yield* load({})

@@ -17,6 +17,7 @@ import { KilnConfig, type KilnSettings } from "../../src/config/KilnConfig.ts"
 import * as HttpApp from "../../src/http/HttpApp.ts"
 import * as MarkdownRenderer from "../../src/MarkdownRenderer.ts"
 import { ScryptCost } from "../../src/platform/ScryptPasswordHasher.ts"
+import * as ServerMetrics from "../../src/metrics/ServerMetrics.ts"
 import * as SigningKey from "../../src/SigningKey.ts"
 
 export const ROOT_URL = "http://kiln.test/"
@@ -52,6 +53,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   archiveCacheMaxSize: 1024 * 1024 * 1024,
   archiveMaxConcurrent: 2,
   gitPackCacheMaxSize: 256 * 1024 * 1024,
+  metricsToken: Option.none(),
   accessLog: false,
   shutdownTimeout: 30,
   rateLimitAuthenticated: 0,
@@ -86,6 +88,7 @@ export const layer = (overrides: Partial<KilnSettings> = {}, options: { readonly
     Layer.provideMerge(options.scryptCost === undefined ? ApplicationLive : applicationLive(options.scryptCost)),
     Layer.provideMerge(SigningKey.layer),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(ServerMetrics.layer),
     Layer.provideMerge(Layer.succeed(KilnConfig, testSettings(overrides)))
   )
 

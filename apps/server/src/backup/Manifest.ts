@@ -1,0 +1,31 @@
+/**
+ * `manifest.json`, the last entry of a dump: what made it, the schema version its rows have, counts
+ * and one checksum per group of entries (ChecksumGroups.ts). A restore checks every group against it.
+ */
+import { Schema } from "effect"
+
+export const MANIFEST_PATH = "manifest.json"
+export const FORMAT = 1
+
+export const Manifest = Schema.Struct({
+  format: Schema.Literal(FORMAT),
+  kilnVersion: Schema.String,
+  schemaVersion: Schema.Int,
+  createdAt: Schema.String,
+  database: Schema.Struct({
+    tables: Schema.Array(Schema.Struct({ name: Schema.String, rows: Schema.Int })),
+    sequences: Schema.Array(Schema.Struct({ name: Schema.String, lastValue: Schema.NullOr(Schema.String) }))
+  }),
+  counts: Schema.Struct({
+    repositories: Schema.Int,
+    refs: Schema.Int,
+    attachments: Schema.Int,
+    packageFiles: Schema.Int,
+    entries: Schema.Int,
+    bytes: Schema.Int
+  }),
+  checksums: Schema.Record(Schema.String, Schema.String)
+})
+export type Manifest = typeof Manifest.Type
+
+export const decodeManifest = Schema.decodeUnknownEffect(Schema.fromJsonString(Manifest))

@@ -1,0 +1,210 @@
+/**
+ * `kiln restore`: a dump (Dump.ts) into an empty data directory and an empty database.
+ *
+ * The archive is read once: files go to their places in the data directory, the rows to a staging
+ * directory beside them, and every entry counts in its checksum group. Only when the manifest (the
+ * last entry) has confirmed every group and a schema this Kiln can run are the rows loaded, in one
+ * transaction that also brings an older schema up to date (DatabaseRestore.ts). Any failure removes
+ * what the restore wrote, so the targets are as empty as they were.
+ */
+import { createHash, type Hash } from "node:crypto"
+import { createReadStream, createWriteStream } from "node:fs"
+import { mkdir, readdir, readFile, rm } from "node:fs/promises"
+import { dirname, join } from "node:path"
+import { finished, pipeline } from "node:stream/promises"
+import { once } from "node:events"
+import { createGunzip } from "node:zlib"
+import { Effect, Stream } from "effect"
+import type { SqlClient, SqlError } from "effect/sql"
+import * as DatabaseRestore from "@kiln/postgres/backup/DatabaseRestore"
+import type { Migrations as MigrationRun } from "@kiln/postgres"
+import * as Migrations from "@kiln/postgres/migrations"
+import * as TarStream from "tar-stream"
+import { attempt, BackupFailed } from "./BackupFailed.ts"
+import { checksumGroup } from "./ChecksumGroups.ts"
+import { decodeManifest, type Manifest, MANIFEST_PATH } from "./Manifest.ts"
+import type { ProgressLine } from "./Progress.ts"
+
+/** Entries a data directory may already hold and still count as empty: an embedded database (checked to have no tables) and its lock. */
+const toleratedEntries = new Set(["db", "kiln.lock"])
+
+const stagingDirectory = (dataDir: string) => join(dataDir, "tmp", "restore")
+
+/** Fails unless `dataDir` is absent or holds nothing but an (empty) embedded database. */
+export const ensureEmptyDataDir = (dataDir: string): Effect.Effect<void, BackupFailed> =>
+  Effect.flatMap(
+    attempt("reading the data directory", () =>
+      readdir(dataDir).catch((error: unknown) => {
+        if (error instanceof Error && "code" in error && error.code === "ENOENT") return []
+        throw error
+      })),
+    (entries) => {
+      const other = entries.filter((entry) => !toleratedEntries.has(entry))
+      return other.length === 0 ? Effect.void : Effect.fail(
+        new BackupFailed({
+          message: `the data directory ${dataDir} is not empty (${other.slice(0, 5).join(", ")}${other.length > 5 ? ", …" : ""}); restore only into an empty one`
+        })
+      )
+    }
+  )
+
+/** Where an entry goes, or a failure for a name that could leave the data directory or is not Kiln's. */
+const targetOf = (dataDir: string, name: string): string | undefined => {
+  const path = name.replace(/\/+$/, "")
+  const parts = path.split("/")
+  if (path === "" || path.startsWith("/") || parts.some((part) => part === "" || part === "." || part === "..")) return undefined
+  if (parts[0] === "database") return parts.length === 3 ? join(stagingDirectory(dataDir), parts[1] ?? "", parts[2] ?? "") : undefined
+  if (parts[0] === "repositories" || parts[0] === "attachments" || parts[0] === "packages") return join(dataDir, ...parts)
+  if (path === "signing-key.asc") return join(dataDir, path)
+  return undefined
+}
+
+interface Extracted {
+  readonly manifest: Manifest
+  readonly checksums: ReadonlyMap<string, string>
+}
+
+const extract = (input: string, dataDir: string, progress: ProgressLine): Promise<Extracted> =>
+  (async () => {
+    const groups = new Map<string, Hash>()
+    const hashOf = (path: string) => {
+      const group = checksumGroup(path)
+      let hash = groups.get(group)
+      if (hash === undefined) {
+        hash = createHash("sha256")
+        groups.set(group, hash)
+      }
+      hash.update(`${path}\0`)
+      return hash
+    }
+    let manifestText: string | undefined
+    let items = 0
+    let bytes = 0
+    const reader = TarStream.extract()
+    const reading = pipeline(createReadStream(input), createGunzip(), reader)
+    reading.catch(() => {})
+    for await (const entry of reader) {
+      const name = entry.header.name
+      if (name === MANIFEST_PATH) {
+        const chunks: Array<Buffer> = []
+        for await (const chunk of entry) chunks.push(chunk as Buffer)
+        manifestText = Buffer.concat(chunks).toString("utf8")
+        continue
+      }
+      if (manifestText !== undefined) throw new Error(`${name} follows the manifest; the archive is not a Kiln dump`)
+      const target = targetOf(dataDir, name)
+      if (target === undefined) throw new Error(`unexpected entry ${JSON.stringify(name)}; the archive is not a Kiln dump`)
+      const path = name.replace(/\/+$/, "")
+      const hash = hashOf(path)
+      if (entry.header.type === "directory") {
+        await mkdir(target, { recursive: true })
+        entry.resume()
+      } else if (entry.header.type === "file") {
+        await mkdir(dirname(target), { recursive: true })
+        const file = createWriteStream(target, { flags: "wx", mode: (entry.header.mode ?? 0o644) & 0o777 })
+        const closed = finished(file)
+        for await (const chunk of entry) {
+          const bytesRead = chunk as Buffer
+          hash.update(bytesRead)
+          bytes += bytesRead.length
+          if (!file.write(bytesRead)) await once(file, "drain")
+        }
+        file.end()
+        await closed
+      } else {
+        throw new Error(`unexpected entry type ${String(entry.header.type)} for ${name}`)
+      }
+      progress.update(++items, bytes)
+    }
+    await reading
+    if (manifestText === undefined) throw new Error("the archive has no manifest (cut short?)")
+    const text = manifestText
+    const manifest = await Effect.runPromise(decodeManifest(text).pipe(
+      Effect.mapError((error) => new Error(`the manifest is not valid: ${error.message}`))
+    ))
+    return { manifest, checksums: new Map([...groups].map(([group, hash]) => [group, hash.digest("hex")])) }
+  })()
+
+/** Every group the manifest names was read with the same checksum, and nothing else was read. */
+const verify = (extracted: Extracted): Effect.Effect<void, BackupFailed> => {
+  const expected = Object.entries(extracted.manifest.checksums)
+  const wrong = expected.filter(([group, sum]) => extracted.checksums.get(group) !== sum).map(([group]) => group)
+  const extra = [...extracted.checksums.keys()].filter((group) => !(group in extracted.manifest.checksums))
+  const problems = [...wrong, ...extra]
+  return problems.length === 0 ? Effect.void : Effect.fail(
+    new BackupFailed({ message: `checksums do not match the manifest for ${problems.slice(0, 5).join(", ")}${problems.length > 5 ? ` and ${problems.length - 5} more` : ""}` })
+  )
+}
+
+/** The staged rows of a table, one batch per chunk file, in the order they were dumped. */
+const stagedRows = (dataDir: string, table: string): Stream.Stream<ReadonlyArray<string>, BackupFailed> => {
+  const directory = join(stagingDirectory(dataDir), table)
+  return Stream.fromEffect(attempt("reading staged rows", () =>
+    readdir(directory).then((names) => names.sort(), (error: unknown) => {
+      if (error instanceof Error && "code" in error && error.code === "ENOENT") return []
+      throw error
+    }))).pipe(
+      Stream.flatMap((names) => Stream.fromIterable(names)),
+      Stream.mapEffect((name) =>
+        attempt("reading staged rows", () => readFile(join(directory, name), "utf8")).pipe(
+          Effect.map((text) => text.split("\n").filter((line) => line !== ""))
+        )
+      )
+    )
+}
+
+export interface RestoreOptions {
+  readonly input: string
+  readonly dataDir: string
+  readonly progress: (estimatedBytes: number) => ProgressLine
+}
+
+export interface RestoreSummary {
+  readonly manifest: Manifest
+  /** The schema version after the restore (newer than the dump's when it was migrated). */
+  readonly schemaVersion: number
+}
+
+/** Removes what a failed restore wrote, keeping an embedded database's own files. */
+const clearDataDir = (dataDir: string) =>
+  Effect.promise(async () => {
+    const entries = await readdir(dataDir).catch(() => [])
+    for (const entry of entries) if (!toleratedEntries.has(entry)) await rm(join(dataDir, entry), { recursive: true, force: true })
+  })
+
+/** Restores into `dataDir` and the SqlClient's database; call ensureEmptyDataDir before opening the database. */
+export const restore = (
+  options: RestoreOptions
+): Effect.Effect<RestoreSummary, BackupFailed | SqlError.SqlError | MigrationRun.MigrationError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    yield* ensureEmptyDataDir(options.dataDir)
+    if (!(yield* DatabaseRestore.isEmpty)) {
+      return yield* new BackupFailed({ message: "the database is not empty (it has tables); restore only into an empty one" })
+    }
+    return yield* restoreChecked(options).pipe(Effect.onError(() => clearDataDir(options.dataDir)))
+  })
+
+/** After the targets were found empty: on failure, everything written is removed. */
+const restoreChecked = (options: RestoreOptions) =>
+  Effect.gen(function*() {
+    const progress = options.progress(0)
+    const extracted = yield* attempt(`reading ${options.input}`, () => extract(options.input, options.dataDir, progress))
+    progress.done()
+    const { manifest } = extracted
+    const latest = yield* DatabaseRestore.latestVersion(Migrations.loader)
+    if (manifest.schemaVersion > latest) {
+      return yield* new BackupFailed({
+        message: `the dump's schema version ${manifest.schemaVersion} is newer than this Kiln's (${latest}); restore it with a Kiln at least as new as ${manifest.kilnVersion}`
+      })
+    }
+    yield* verify(extracted)
+    yield* DatabaseRestore.restore({
+      loader: Migrations.loader,
+      schemaVersion: manifest.schemaVersion,
+      tables: manifest.database.tables.map((table) => table.name),
+      sequences: manifest.database.sequences,
+      rows: (table) => stagedRows(options.dataDir, table)
+    }).pipe(Effect.catchTag("UnknownTables", (error) => Effect.fail(new BackupFailed({ message: error.message }))))
+    yield* attempt("removing the staged rows", () => rm(join(options.dataDir, "tmp"), { recursive: true, force: true }))
+    return { manifest, schemaVersion: latest } satisfies RestoreSummary
+  })

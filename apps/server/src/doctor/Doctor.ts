@@ -1,0 +1,113 @@
+/**
+ * `kiln doctor`: the rows and the data directory checked against each other, each check with how
+ * many problems it found and a few examples. With `fix`, what is safe is repaired (the branch table
+ * from git, totals from their items, the search epoch, shadowed redirects, blob files without a row
+ * older than the grace period) and the rest is named with the decision it needs.
+ */
+import { rm, stat } from "node:fs/promises"
+import { Effect, Option } from "effect"
+import type { SqlClient, SqlError } from "effect/sql"
+import { BranchTableConsistency } from "@kiln/domain/git/BranchTableConsistency"
+import { RepositoryInventory } from "@kiln/domain/repo/RepositoryInventory"
+import { blobPath } from "@kiln/blobs"
+import * as DerivedRows from "@kiln/postgres/consistency/DerivedRowsSql"
+import { fileReferences } from "@kiln/postgres/backup/FileReferencesSql"
+import { attempt, type BackupFailed } from "../backup/BackupFailed.ts"
+import { blobFiles, repositoryDirectories } from "../backup/DataDirFiles.ts"
+
+export interface CheckResult {
+  readonly check: string
+  readonly problems: ReadonlyArray<string>
+  /** Present when the problems can be repaired safely. */
+  readonly repair: Option.Option<Effect.Effect<string, BackupFailed | SqlError.SqlError, SqlClient.SqlClient>>
+  /** What an operator must decide when nothing is repaired automatically. */
+  readonly decision: Option.Option<string>
+}
+
+export interface DoctorOptions {
+  readonly dataDir: string
+  /** Files without a row younger than this are left alone (an upload may be committing its row). */
+  readonly graceMillis: number
+}
+
+const result = (
+  check: string,
+  problems: ReadonlyArray<string>,
+  options: { readonly repair?: CheckResult["repair"] extends Option.Option<infer R> ? R : never; readonly decision?: string }
+): CheckResult => ({
+  check,
+  problems,
+  repair: problems.length > 0 && options.repair !== undefined ? Option.some(options.repair) : Option.none(),
+  decision: problems.length > 0 && options.decision !== undefined ? Option.some(options.decision) : Option.none()
+})
+
+export const checks = (options: DoctorOptions) =>
+  Effect.gen(function*() {
+    const inventory = yield* RepositoryInventory
+    const branchTable = yield* BranchTableConsistency
+    const results: Array<CheckResult> = []
+
+    const rows = new Set((yield* inventory.locations).map((location) => `${location.owner}/${location.name}`))
+    const directories = new Set(yield* repositoryDirectories(options.dataDir).pipe(Effect.orDie))
+    results.push(result("repository rows without a directory", [...rows].filter((name) => !directories.has(name)).sort(), {
+      decision: "restore the directory from a backup, or delete the repository (DELETE /api/v1/repos/{owner}/{repo})"
+    }))
+    results.push(result("repository directories without a row (unadopted)", [...directories].filter((name) => !rows.has(name)).sort(), {
+      decision: "adopt or delete each (POST or DELETE /api/v1/admin/unadopted/{owner}/{repo})"
+    }))
+
+    const mismatches = yield* branchTable.mismatches
+    results.push(result(
+      "branch tables differing from git",
+      mismatches.map((m) => `${m.location.owner}/${m.location.name} (${[...m.differing, ...m.extra].join(", ")})`),
+      {
+        repair: Effect.as(branchTable.repair(mismatches.map((m) => m.location)), `rewrote the branch table of ${mismatches.length} repositories from git`)
+      }
+    ))
+
+    const totals = yield* DerivedRows.totalMismatches
+    results.push(result("usage totals differing from their items", totals.map((t) => `${t.total} of ${t.key}: kept ${t.kept}, items ${t.fresh}`), {
+      repair: Effect.as(DerivedRows.recomputeTotals, "recomputed the usage totals from their items")
+    }))
+
+    const references = yield* fileReferences
+    const missingBlobs: Array<string> = []
+    for (const blob of references.blobs) {
+      const present = yield* attempt("reading the blobs", () => stat(blobPath(options.dataDir, blob)).then(() => true, () => false))
+      if (!present) missingBlobs.push(`${blob.area}/${blob.name}`)
+    }
+    results.push(result("attachment and package rows without a file", missingBlobs, {
+      decision: "restore the files from a backup, or delete the attachments or package versions"
+    }))
+
+    const referenced = new Set(references.blobs.map((blob) => `${blob.area}/${blob.name}`))
+    const now = Date.now()
+    const orphans: Array<{ readonly name: string; readonly path: string; readonly old: boolean }> = []
+    for (const file of yield* blobFiles(options.dataDir)) {
+      if (referenced.has(`${file.area}/${file.name}`)) continue
+      const path = file.path
+      const modified = yield* attempt("reading the blobs", () => stat(path).then((info) => info.mtimeMs, () => now))
+      orphans.push({ name: `${file.area}/${file.name}`, path, old: now - modified >= options.graceMillis })
+    }
+    const removable = orphans.filter((orphan) => orphan.old)
+    results.push(result(
+      "attachment and package files without a row",
+      orphans.map((orphan) => orphan.old ? orphan.name : `${orphan.name} (recent, left for now)`),
+      {
+        repair: Effect.as(
+          Effect.forEach(removable, (orphan) => attempt(`removing ${orphan.name}`, () => rm(orphan.path, { force: true })), { discard: true }),
+          `removed ${removable.length} files without a row${orphans.length > removable.length ? `; ${orphans.length - removable.length} within the grace period left` : ""}`
+        )
+      }
+    ))
+
+    const epochMissing = yield* DerivedRows.searchEpochMissing
+    results.push(result("repository search epoch", epochMissing ? ["the epoch row is missing"] : [], {
+      repair: Effect.as(DerivedRows.restoreSearchEpoch, "put the search epoch row back")
+    }))
+    const shadowed = yield* DerivedRows.shadowedRedirects
+    results.push(result("redirects from a name a repository has taken", shadowed.map((r) => `${r.owner}/${r.name}`), {
+      repair: Effect.as(DerivedRows.removeShadowedRedirects, `removed ${shadowed.length} shadowed redirects`)
+    }))
+    return results
+  })
