@@ -46,7 +46,7 @@ describe("kiln dump and kiln restore", () => {
       await source.exited
 
       const restored = await runCli(["restore", "--input", archive], { KILN_DATA_DIR: targetDir, ...targetDb.env })
-      assert.strictEqual(restored.code, 0, restored.stderr)
+      assert.strictEqual(restored.code, 0, restored.stderr + restored.stdout)
       assert.strictEqual(
         readFileSync(join(targetDir, "signing-key.asc"), "utf8"),
         readFileSync(join(sourceDir, "signing-key.asc"), "utf8")

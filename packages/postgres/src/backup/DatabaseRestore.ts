@@ -65,12 +65,19 @@ export const restore = <E, R>(
       if (tables.length > 0) yield* sql.unsafe(`TRUNCATE ${tables.map(quoteIdentifier).join(", ")}`)
       for (const table of tables) {
         const name = quoteIdentifier(table)
-        const columns = (yield* writableColumns(table)).map(quoteIdentifier).join(", ")
+        const writable = yield* writableColumns(table)
+        const columns = writable.map((column) => quoteIdentifier(column.name)).join(", ")
+        // json_populate_record reads JSON's null as SQL's NULL; a NOT NULL JSON column's null is the JSON value.
+        const values = writable.map((column) =>
+          column.notNullJson === null
+            ? `r.${quoteIdentifier(column.name)}`
+            : `(e -> '${column.name.replaceAll("'", "''")}')::${column.notNullJson}`
+        ).join(", ")
         yield* sql.unsafe(`ALTER TABLE ${name} DISABLE TRIGGER USER`)
         yield* Stream.runForEach(input.rows(table), (batch) =>
           Effect.gen(function*() {
             yield* sql.unsafe(
-              `INSERT INTO ${name} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${name}, $1::json)`,
+              `INSERT INTO ${name} (${columns}) SELECT ${values} FROM json_array_elements($1::json) e, json_populate_record(NULL::${name}, e) r`,
               [`[${batch.join(",")}]`]
             )
             if (input.loaded !== undefined) yield* input.loaded(table, batch.length)

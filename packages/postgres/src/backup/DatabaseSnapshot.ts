@@ -79,14 +79,23 @@ export const tablesInLoadOrder: Effect.Effect<ReadonlyArray<string>, SqlError.Sq
 )
 
 /** Columns a restore writes: generated ones are computed again. */
-export const writableColumns = (table: string): Effect.Effect<ReadonlyArray<string>, SqlError.SqlError, SqlClient.SqlClient> =>
+/** A column the restore writes. */
+export interface WritableColumn {
+  readonly name: string
+  /** `json` or `jsonb` when the column is that and NOT NULL: a `null` in its dump can only be JSON's null. */
+  readonly notNullJson: "json" | "jsonb" | null
+}
+
+export const writableColumns = (table: string): Effect.Effect<ReadonlyArray<WritableColumn>, SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ readonly name: string }>`
-      SELECT column_name AS name FROM information_schema.columns
+    const rows = yield* sql<{ readonly name: string; readonly notNullJson: "json" | "jsonb" | null }>`
+      SELECT column_name AS name,
+        CASE WHEN data_type IN ('json', 'jsonb') AND is_nullable = 'NO' THEN data_type END AS "notNullJson"
+      FROM information_schema.columns
       WHERE table_schema = 'public' AND table_name = ${table} AND is_generated = 'NEVER'
       ORDER BY ordinal_position`
-    return rows.map((row) => row.name)
+    return rows.map((row) => ({ name: row.name, notNullJson: row.notNullJson }))
   })
 
 /**
