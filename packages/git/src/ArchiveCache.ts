@@ -12,12 +12,12 @@ import { JobFailed } from "@kiln/domain/coordination/Jobs"
 import * as PeriodicTask from "@kiln/domain/coordination/PeriodicTask"
 
 /** How long a used archive is safe from removal: far longer than finding it and opening it takes. */
-const IN_USE_MS = 60_000
+export const IN_USE_MS = 60_000
 
 /** A finished archive's file name (work files carry a suffix after it). */
 const archiveName = /^[0-9a-f]{40}-[A-Za-z0-9._-]+\.(?:zip|tar\.gz|bundle)$/
 
-interface CachedFile {
+export interface CachedFile {
   readonly path: string
   readonly size: number
   /** The file's mtime: when it was made or last served. */
@@ -25,7 +25,7 @@ interface CachedFile {
 }
 
 /** Every finished archive under `cacheDir`, one directory per repository. */
-const listCache = async (cacheDir: string): Promise<ReadonlyArray<CachedFile>> => {
+export const listCache = async (cacheDir: string): Promise<ReadonlyArray<CachedFile>> => {
   const directories = await readdir(cacheDir, { withFileTypes: true }).catch(() => [])
   const files: Array<CachedFile> = []
   for (const directory of directories) {

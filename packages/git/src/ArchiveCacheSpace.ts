@@ -7,39 +7,8 @@
  * Archives used in the last minute are never removed: a response may have found one and not yet
  * opened it.
  */
-import { readdir, rm, stat } from "node:fs/promises"
-import { join } from "node:path"
-
-/** How long a used archive is safe from removal: far longer than finding it and opening it takes. */
-const IN_USE_MS = 60_000
-
-/** A finished archive's file name (work files carry a suffix after it). */
-const archiveName = /^[0-9a-f]{40}-[A-Za-z0-9._-]+\.(?:zip|tar\.gz|bundle)$/
-
-interface CachedFile {
-  readonly path: string
-  readonly size: number
-  /** The file's mtime: when it was made or last served. */
-  readonly usedAt: number
-}
-
-/** Every finished archive under `cacheDir`, one directory per repository. */
-const listCache = async (cacheDir: string): Promise<ReadonlyArray<CachedFile>> => {
-  const directories = await readdir(cacheDir, { withFileTypes: true }).catch(() => [])
-  const files: Array<CachedFile> = []
-  for (const directory of directories) {
-    if (!directory.isDirectory()) continue
-    const names = await readdir(join(cacheDir, directory.name)).catch(() => [])
-    for (const name of names) {
-      if (!archiveName.test(name)) continue
-      const path = join(cacheDir, directory.name, name)
-      // Removed meanwhile (discarded, pruned): nothing to count.
-      const info = await stat(path).catch(() => undefined)
-      if (info?.isFile() === true) files.push({ path, size: info.size, usedAt: info.mtimeMs })
-    }
-  }
-  return files
-}
+import { rm } from "node:fs/promises"
+import { IN_USE_MS, listCache } from "./ArchiveCache.ts"
 
 /** Why an archive could not be given room. */
 export type NoRoom = "larger-than-cache" | "held-by-recent-archives"
