@@ -11,7 +11,6 @@ import * as SignInCache from "@kiln/domain/auth/SignInCache"
 import * as Organizations from "@kiln/domain/org/Organizations"
 import { OrganizationDeletionGuards } from "@kiln/domain/org/Organizations"
 import * as OrgMembers from "@kiln/domain/org/OrgMembers"
-import * as OrgWebhooks from "@kiln/domain/org/OrgWebhooks"
 import * as Teams from "@kiln/domain/org/Teams"
 import * as Packages from "@kiln/domain/package/Packages"
 import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
@@ -29,7 +28,7 @@ import * as UserAccounts from "@kiln/domain/user/UserAccounts"
 import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
 import { BlobStorageLive } from "@kiln/blobs"
 import { GitTagsLive } from "@kiln/git"
-import { GitArchivesLive, GitStorageLive, GitTransfersLive, RepositoryDirectoriesLive } from "@kiln/git"
+import { GitArchivesLive, GitPushCommitsLive, GitStorageLive, GitTransfersLive, RepositoryDirectoriesLive } from "@kiln/git"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
 import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
 import * as CommitStatusStoreSql from "@kiln/postgres/stores/CommitStatusStoreSql"
@@ -44,7 +43,15 @@ import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
 import * as UserStoreSql from "@kiln/postgres/stores/UserStoreSql"
+import * as WebhookDeliveryStoreSql from "@kiln/postgres/stores/WebhookDeliveryStoreSql"
 import * as WebhookStoreSql from "@kiln/postgres/stores/WebhookStoreSql"
+import * as JobsSql from "@kiln/postgres/coordination/JobsSql"
+import * as WebhookDeliveries from "@kiln/domain/webhook/WebhookDeliveries"
+import * as WebhookEvents from "@kiln/domain/webhook/WebhookEvents"
+import * as Webhooks from "@kiln/domain/webhook/Webhooks"
+import { WebhookSettings } from "@kiln/domain/webhook/WebhookSettings"
+import * as NodeHookTransport from "./platform/NodeHookTransport.ts"
+import * as NodeMac from "./platform/NodeMac.ts"
 import { KilnConfig } from "./config/KilnConfig.ts"
 import * as NodeDigest from "./platform/NodeDigest.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
@@ -61,14 +68,32 @@ export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer)
     // Organizations are user rows, written through the same UserStore.
     OrganizationStoreSql.layer.pipe(Layer.provide(UserStoreSql.layer)),
     TeamStoreSql.layer,
-    WebhookStoreSql.layer
+    WebhookStoreSql.layer,
+    WebhookDeliveryStoreSql.layer
   )))
   .pipe(Layer.merge(QuotaStoreSql.layer))
   .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryRedirectStoreSql.layer, RepositoryTransactionsSql.layer)))
   .pipe(Layer.merge(Layer.mergeAll(BranchStoreSql.layer, CommitStatusStoreSql.layer)))
   .pipe(Layer.merge(Layer.mergeAll(ReleaseStoreSql.layer, PackageStoreSql.layer)))
 
-export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto)
+export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto, NodeMac.layer)
+
+/**
+ * Background jobs on the same database: NOTIFY wakes every process's worker on a PostgreSQL server;
+ * the embedded database (and an embedding without a KilnConfig) wakes its one worker in-process.
+ */
+export const JobsLive = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>
+  JobsSql.layer({ notify: Option.match(config, { onNone: () => false, onSome: (settings) => Option.isSome(settings.databaseUrl) }) })))
+
+/** `KILN_WEBHOOK_*`; an embedding without a KilnConfig has Forgejo's defaults. */
+const WebhookSettingsLive = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>
+  Option.match(config, { onNone: () => Layer.empty, onSome: (settings) => Layer.succeed(WebhookSettings, settings.webhook) })))
+
+/** Webhooks: the hooks, the deliveries events leave behind, and the sending of them. */
+export const WebhooksLive = Layer.mergeAll(Webhooks.layer, WebhookEvents.layer, WebhookDeliveries.layer).pipe(
+  Layer.provide(NodeHookTransport.layer),
+  Layer.provide(WebhookSettingsLive)
+)
 
 /**
  * Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a
@@ -111,6 +136,8 @@ export const RepositoryContent = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
     RepositoryStorage,
     ArchiveCache,
     GitTransfersLive(root, { maxSize: policy.maxSize }),
+    // What a push brought, for its webhook payloads.
+    GitPushCommitsLive(root),
     Layer.succeed(MigrationSettings, policy)
   )
 }))
@@ -170,7 +197,8 @@ export const QuotaSettings = Layer.effect(
 )
 
 export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, AccessTokens.layer, Authentication.layer)
-  .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
+  .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, DeletionGuards)))
+  .pipe(Layer.merge(WebhooksLive))
   .pipe(Layer.merge(QuotaService.layer.pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
   .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
@@ -179,4 +207,4 @@ export const Services = Layer.mergeAll(UserAccounts.layer, PublicKeys.layer, Acc
   .pipe(Layer.merge(UnadoptedRepositoriesLive))
 
 /** Everything the HTTP layer and the CLI use; requires only a migrated SqlClient. */
-export const layer = Services.pipe(Layer.provideMerge(Stores), Layer.provideMerge(Platform))
+export const layer = Services.pipe(Layer.provideMerge(JobsLive), Layer.provideMerge(Stores), Layer.provideMerge(Platform))

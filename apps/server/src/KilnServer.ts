@@ -7,6 +7,7 @@ import type * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Layer } from "effect"
 import type { HttpServer } from "effect/http"
 import * as AdminBootstrap from "./AdminBootstrap.ts"
+import * as BackgroundJobs from "./BackgroundJobs.ts"
 import * as Application from "./Application.ts"
 import * as Database from "./Database.ts"
 import * as HttpApp from "./http/HttpApp.ts"
@@ -19,6 +20,7 @@ export type ServerServices = HttpServer.HttpServer | Layer.Success<typeof NodeHt
 export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
   HttpApp.layer.pipe(
     Layer.provide(AdminBootstrap.layer),
+    Layer.provide(BackgroundJobs.layer),
     Layer.provideMerge(Application.layer),
     Layer.provide(SigningKey.layer),
     Layer.provide(MarkdownRenderer.layer),

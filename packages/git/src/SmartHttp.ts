@@ -32,7 +32,8 @@ export interface GitAccessRequest {
 }
 
 export type GitAccessDecision =
-  | { readonly kind: "allowed"; readonly path: string }
+  /** `pusher`: the account id a push is made by, handed to `afterPush`. */
+  | { readonly kind: "allowed"; readonly path: string; readonly pusher?: number | undefined }
   | { readonly kind: "unauthorized" }
   | { readonly kind: "forbidden" }
   | { readonly kind: "not-found" }
@@ -46,6 +47,8 @@ export interface Push {
   readonly path: string
   /** What the push changed, in ref name order (never empty). */
   readonly updates: ReadonlyArray<RefUpdate>
+  /** Who pushed, as the authorization said. */
+  readonly pusher: number | undefined
 }
 
 export interface SmartHttpOptions {
@@ -205,7 +208,14 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     if (code !== 0) reportError(new Error(`git ${service} exited ${code}: ${git.stderr()}`), route)
   }
 
-  const receivePack = (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string | undefined) =>
+  const receivePack = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: SmartHttpRoute,
+    path: string,
+    protocol: string | undefined,
+    pusher: number | undefined
+  ) =>
     locks.withLock(path, async () => {
       // Under the lock nothing else pushes here, so the difference is exactly this push.
       const before = await readRefs(command, path)
@@ -215,7 +225,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         // Even when the client vanished mid-push, refs git did update must reach the caller.
         const updates = diffRefs(before, await readRefs(command, path))
         if (updates.length > 0) {
-          await options.afterPush({ owner: route.owner, repo: route.repo, path, updates })
+          await options.afterPush({ owner: route.owner, repo: route.repo, path, updates, pusher })
             .catch((error: unknown) => reportError(error, route))
         }
       }
@@ -267,7 +277,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     const protocol = gitProtocol(req)
     if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol)
     if (service === "git-upload-pack") return exchange(req, res, route, service, decision.path, protocol)
-    return receivePack(req, res, route, decision.path, protocol)
+    return receivePack(req, res, route, decision.path, protocol, decision.pusher)
   }
 
   return (req: IncomingMessage, res: ServerResponse): void => {

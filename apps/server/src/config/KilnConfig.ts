@@ -3,6 +3,8 @@
  * Each bad value produces its own line, so an operator fixes them all in one go.
  */
 import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
+import { DEFAULT_ALLOWED_HOSTS } from "@kiln/domain/webhook/AllowedHosts"
+import type { WebhookSettingsShape } from "@kiln/domain/webhook/WebhookSettings"
 
 export interface KilnSettings {
   readonly httpHost: string
@@ -37,6 +39,8 @@ export interface KilnSettings {
   readonly migrationsMaxSize: number
   /** Bytes of archives kept on disk; past it, those used longest ago are removed. */
   readonly archiveCacheMaxSize: number
+  /** KILN_WEBHOOK_*: delivery timeout, retries, history and allowed targets (durations in milliseconds). */
+  readonly webhook: WebhookSettingsShape
 }
 
 export class KilnConfig extends Context.Service<KilnConfig, KilnSettings>()("@kiln/server/KilnConfig") {}
@@ -54,6 +58,13 @@ const MiB = 1024 * 1024
 
 const byteCount = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
+/** Seconds (fractions allowed) as milliseconds. */
+const seconds = (name: string, fallback: number) =>
+  Config.schema(Schema.Finite.check(Schema.isGreaterThan(0)), name).pipe(
+    Config.withDefault(fallback),
+    Config.map((value) => Math.round(value * 1000))
+  )
 
 /** Reads one setting; on failure records the problem and yields undefined. */
 const readEach = Effect.fnUntraced(function*<A>(
@@ -108,6 +119,19 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const accessLog = yield* readEach(problems, "KILN_ACCESS_LOG", Config.Boolean("KILN_ACCESS_LOG").pipe(Config.withDefault(true)))
   const migrationsMaxSize = yield* readEach(problems, "KILN_MIGRATIONS_MAX_SIZE", byteCount("KILN_MIGRATIONS_MAX_SIZE", 2048 * MiB))
   const archiveCacheMaxSize = yield* readEach(problems, "KILN_ARCHIVE_CACHE_MAX_SIZE", byteCount("KILN_ARCHIVE_CACHE_MAX_SIZE", 1024 * MiB))
+  const webhookTimeout = yield* readEach(problems, "KILN_WEBHOOK_DELIVER_TIMEOUT", seconds("KILN_WEBHOOK_DELIVER_TIMEOUT", 5))
+  const webhookRetryDelay = yield* readEach(problems, "KILN_WEBHOOK_RETRY_DELAY", seconds("KILN_WEBHOOK_RETRY_DELAY", 10))
+  const webhookMaxAttempts = yield* readEach(problems, "KILN_WEBHOOK_MAX_ATTEMPTS", byteCount("KILN_WEBHOOK_MAX_ATTEMPTS", 8))
+  const webhookHistoryDays = yield* readEach(
+    problems,
+    "KILN_WEBHOOK_HISTORY_DAYS",
+    Config.schema(Schema.Finite.check(Schema.isGreaterThan(0)), "KILN_WEBHOOK_HISTORY_DAYS").pipe(Config.withDefault(7))
+  )
+  const webhookAllowedHosts = yield* readEach(
+    problems,
+    "KILN_WEBHOOK_ALLOWED_HOSTS",
+    Config.String("KILN_WEBHOOK_ALLOWED_HOSTS").pipe(Config.withDefault(DEFAULT_ALLOWED_HOSTS))
+  )
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -129,7 +153,9 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
     signingEmail === undefined || signingKeyPassphrase === undefined || quotaDefaultGroups === undefined ||
     migrationsAllowLocal === undefined || migrationsAllowedDomains === undefined || migrationsAllowLocalPaths === undefined ||
-    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined
+    migrationsMaxSize === undefined || accessLog === undefined || archiveCacheMaxSize === undefined ||
+    webhookTimeout === undefined || webhookRetryDelay === undefined || webhookMaxAttempts === undefined ||
+    webhookHistoryDays === undefined || webhookAllowedHosts === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -158,7 +184,15 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     migrationsAllowLocalPaths,
     migrationsMaxSize,
     archiveCacheMaxSize,
-    accessLog
+    accessLog,
+    webhook: {
+      deliverTimeout: webhookTimeout,
+      retryDelay: webhookRetryDelay,
+      maxAttempts: webhookMaxAttempts,
+      historyDays: webhookHistoryDays,
+      // Forgejo's empty list means the default.
+      allowedHosts: webhookAllowedHosts.trim() === "" ? DEFAULT_ALLOWED_HOSTS : webhookAllowedHosts
+    }
   }
 })
 

@@ -14,7 +14,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect, Option, Redacted, Result } from "effect"
+import { Cause, Effect, Option, Redacted, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { hasScopes, isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
 import { Authentication, type Principal } from "@kiln/domain/auth/Authentication"
@@ -22,6 +22,10 @@ import { Branches } from "@kiln/domain/git/Branches"
 import { atLeast } from "@kiln/domain/org/AccessMode"
 import { Repositories } from "@kiln/domain/repo/Repositories"
 import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
+import { Transactions } from "@kiln/domain/repo/Transactions"
+import { UserStore } from "@kiln/domain/user/UserStore"
+import type { HookEvent } from "@kiln/domain/webhook/HookEvent"
+import { WebhookEvents } from "@kiln/domain/webhook/WebhookEvents"
 import {
   type GitAccessDecision,
   type GitAccessRequest,
@@ -31,6 +35,7 @@ import {
   repositoryPath
 } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
+import { makeHookPayloads } from "../webhooks/HookPayloads.ts"
 
 /** Answers a request the API did not route, when it is a smart HTTP request; undefined otherwise. */
 export type GitFallback = (
@@ -60,6 +65,10 @@ export const make = Effect.gen(function*() {
   const repositories = yield* Repositories
   const store = yield* RepositoryStore
   const branches = yield* Branches
+  const transactions = yield* Transactions
+  const users = yield* UserStore
+  const webhookEvents = yield* WebhookEvents
+  const payloads = yield* makeHookPayloads
   const services = yield* Effect.context<never>()
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
   // The same directory the GitStorage adapter keeps repositories in (Application.ts).
@@ -110,16 +119,34 @@ export const make = Effect.gen(function*() {
       const admin = atLeast(access.mode, "admin")
       if (!atLeast(code, "read") && !admin) return notFound
       if (!pull && ((!atLeast(code, "write") && !admin) || repository.isMirror)) return forbidden
-      return allowed(path)
+      return pull ? allowed(path) : { ...allowed(path), pusher: principal.value.user.id }
     })
 
-  /** One step after each push, under the repository's push lock: the record, then the branch table. */
+  /**
+   * One step after each push, under the repository's push lock: the record, then the branch table
+   * with the webhook deliveries of the push in the same transaction. The events are read from git
+   * before it, so the transaction holds no connection while git runs.
+   */
   const afterPush = (push: Push) =>
     Effect.gen(function*() {
       const found = yield* store.find(push.owner, push.repo)
       if (Option.isNone(found)) return
       const repository = yield* repositories.recordPush(found.value.repository.id).pipe(Effect.orDie)
-      yield* branches.recordPush({ ...found.value, repository }, push.updates)
+      const owned = { ...found.value, repository }
+      const pusher = push.pusher === undefined ? Option.none() : yield* users.findById(push.pusher)
+      const events: ReadonlyArray<HookEvent> = Option.isNone(pusher) ? [] : yield* Effect.forEach(
+        push.updates,
+        (update) => payloads.refEvents(owned, pusher.value, update)
+      ).pipe(
+        Effect.map((perRef) => perRef.flat()),
+        // The push happened whatever its payloads: the branch table must still follow it.
+        Effect.catchCause((cause) => Effect.as(Effect.logError("webhook events of a push not built", Cause.pretty(cause)), []))
+      )
+      const source = { repositoryId: repository.id, ownerId: owned.owner.id }
+      yield* transactions.run(Effect.gen(function*() {
+        yield* branches.recordPush(owned, push.updates)
+        for (const event of events) yield* webhookEvents.emit(source, event)
+      }))
     })
 
   const handler = makeSmartHttpHandler({

@@ -12,6 +12,7 @@ import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as AdminBootstrap from "../../src/AdminBootstrap.ts"
+import * as BackgroundJobs from "../../src/BackgroundJobs.ts"
 import * as Application from "../../src/Application.ts"
 import { KilnConfig, type KilnSettings } from "../../src/config/KilnConfig.ts"
 import * as HttpApp from "../../src/http/HttpApp.ts"
@@ -42,6 +43,8 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   migrationsMaxSize: 2 * 1024 * 1024 * 1024,
   archiveCacheMaxSize: 1024 * 1024 * 1024,
   accessLog: false,
+  // Receivers in the tests listen on loopback; retries come quickly.
+  webhook: { deliverTimeout: 2_000, retryDelay: 200, maxAttempts: 3, historyDays: 7, allowedHosts: "loopback" },
   ...overrides
 })
 
@@ -53,6 +56,7 @@ export const ApplicationLive = Application.layer.pipe(Layer.provideMerge(Databas
 export const layer = (overrides: Partial<KilnSettings> = {}) =>
   HttpApp.layer.pipe(
     Layer.provide(AdminBootstrap.layer),
+    Layer.provide(BackgroundJobs.layer),
     Layer.provideMerge(MarkdownRenderer.layer),
     Layer.provideMerge(ApplicationLive),
     Layer.provideMerge(SigningKey.layer),

@@ -10,6 +10,7 @@ import usageTotals from "./0007_usage_totals.ts"
 import repositorySearch from "./0008_repository_search.ts"
 import repositoryRedirects from "./0009_repository_redirects.ts"
 import jobs from "./0010_jobs.ts"
+import webhookDeliveries from "./0011_webhook_deliveries.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -21,7 +22,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0007_usage_totals": usageTotals,
   "0008_repository_search": repositorySearch,
   "0009_repository_redirects": repositoryRedirects,
-  "0010_jobs": jobs
+  "0010_jobs": jobs,
+  "0011_webhook_deliveries": webhookDeliveries
 })
 
 export const layer = Migrations.layer(loader)
