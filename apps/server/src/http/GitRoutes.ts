@@ -145,7 +145,7 @@ export const make = Effect.gen(function*() {
       const source = { repositoryId: repository.id, ownerId: owned.owner.id }
       yield* transactions.run(Effect.gen(function*() {
         yield* branches.recordPush(owned, push.updates)
-        for (const event of events) yield* webhookEvents.emit(source, event)
+        yield* webhookEvents.emit(source, events)
       }))
     })
 

@@ -30,15 +30,15 @@ const headersOf = (response: IncomingMessage): Record<string, string> => {
 const errorText = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
 /** The address to connect to, or why there is none. */
-const resolveAllowed = async (host: string, allowed: AllowedHosts): Promise<{ address: string; family: number } | string> => {
+const resolveAllowed = async (host: string, allowed: AllowedHosts): Promise<{ address: string; family: number } | TransportResult> => {
   const literal = isIP(host)
   const addresses = literal !== 0
     ? [{ address: host, family: literal }]
     : await dnsLookup(host, { all: true, verbatim: true }).catch((error: unknown) => errorText(error))
-  if (typeof addresses === "string") return `Delivery: ${addresses}`
+  if (typeof addresses === "string") return failed(`Delivery: ${addresses}`)
   const chosen = addresses.find((candidate) => allowsConnection(allowed, host, candidate.address))
   if (chosen !== undefined) return chosen
-  return `Delivery: ${refusalMessage(host, addresses[0]?.address ?? "")}`
+  return { _tag: "Refused", message: `Delivery: ${refusalMessage(host, addresses[0]?.address ?? "")}` }
 }
 
 const exchange = (request: OutgoingRequest, timeout: number, allowed: AllowedHosts): Promise<TransportResult> =>
@@ -65,7 +65,7 @@ const exchange = (request: OutgoingRequest, timeout: number, allowed: AllowedHos
 
     void resolveAllowed(host, allowed).then((target) => {
       if (settled) return
-      if (typeof target === "string") return settle(failed(target))
+      if ("_tag" in target) return settle(target)
       const pinned: LookupFunction = (_hostname, options, callback) => {
         if (typeof options === "object" && options.all === true) {
           callback(null, [{ address: target.address, family: target.family }])
@@ -78,7 +78,8 @@ const exchange = (request: OutgoingRequest, timeout: number, allowed: AllowedHos
       const outgoing = send(url, {
         method: request.method,
         lookup: pinned,
-        headers: [...request.headers.flatMap(([name, value]) => [name, value]), "Content-Length", String(body.length)],
+        // An object (in order), so node adds Host as Go does.
+        headers: { ...Object.fromEntries(request.headers), "Content-Length": String(body.length) },
         // One connection per attempt: a kept-alive socket would outlive the address check.
         agent: false
       }, (response) => {

@@ -23,6 +23,8 @@ export type TransportResult =
     readonly body: string
   }
   | { readonly _tag: "Failed"; readonly message: string }
+  /** The allowed-hosts list refused every address of the target: retrying cannot help. */
+  | { readonly _tag: "Refused"; readonly message: string }
 
 export class HookTransport extends Context.Service<HookTransport, {
   readonly send: (

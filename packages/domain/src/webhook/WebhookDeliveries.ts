@@ -53,6 +53,9 @@ const recorded = (request: OutgoingRequest): RecordedRequest => ({
 })
 
 const PRUNE_EVERY = 60 * 60 * 1000
+/** How long a delivery waits for the one it follows to be tried first (its process may have died). */
+const FOLLOW_WAIT = 10_000
+const FOLLOW_POLL = 20
 
 export const layer: Layer.Layer<
   WebhookDeliveries,
@@ -77,12 +80,24 @@ export const layer: Layer.Layer<
         yield* store.recordAttempt(delivery.id, { startedAt: now, duration: 0, request, response: undefined, error: message }, message)
       })
 
+    /** Keeps a change's events in order for each hook: the delivery it follows goes out first. */
+    const waitForPrevious = (follows: number | undefined) =>
+      Effect.gen(function*() {
+        if (follows === undefined) return
+        for (let waited = 0; waited < FOLLOW_WAIT; waited += FOLLOW_POLL) {
+          const previous = yield* store.find(follows)
+          if (Option.isNone(previous) || previous.value.attempts > 0 || previous.value.nextAttemptAt === undefined) return
+          yield* Effect.sleep(FOLLOW_POLL)
+        }
+      })
+
     const send = (job: Job) =>
       Effect.gen(function*() {
         const found = yield* store.find(Number(job.key))
         // Pruned, or its hook was deleted: nothing left to send.
         if (Option.isNone(found)) return
         const delivery = found.value
+        yield* waitForPrevious(delivery.follows)
         const hook = yield* hooks.find(delivery.hookId)
         if (Option.isNone(hook)) return
         const secret = Option.getOrElse(yield* hooks.secretOf(hook.value.id), () => "")
@@ -94,6 +109,7 @@ export const layer: Layer.Layer<
         const result = yield* transport.send(built.request, { timeout: settings.deliverTimeout, allowed })
         const duration = (yield* Clock.currentTimeMillis) - startedAt
         const request = recorded(built.recorded)
+        if (result._tag === "Refused") return yield* refuse(delivery, request, result.message)
         if (result._tag === "Failed") {
           yield* store.recordAttempt(delivery.id, { startedAt, duration, request, response: undefined, error: result.message }, result.message)
           return yield* new JobFailed({ message: result.message })

@@ -30,6 +30,8 @@ export interface WebhookDelivery {
   readonly redelivery: boolean
   /** When the next attempt is due (unix milliseconds); undefined when none is. */
   readonly nextAttemptAt: number | undefined
+  /** The delivery of the same hook for the event just before in the same change, sent first. */
+  readonly follows: number | undefined
 }
 
 /** What a new delivery is made of. */
@@ -39,6 +41,7 @@ export interface NewDelivery {
   readonly event: HookEventType
   readonly action: string
   readonly payload: string
+  readonly follows: number | undefined
 }
 
 /** The request an attempt sent, as recorded (secrets redacted). */

@@ -25,8 +25,11 @@ export interface EventSource {
 }
 
 export class WebhookEvents extends Context.Service<WebhookEvents, {
-  /** Deliveries for every hook that wants `event`; how many. */
-  readonly emit: (source: EventSource, event: HookEvent) => Effect.Effect<number>
+  /**
+   * Deliveries for every hook that wants one of `events` (the events of one change, in the order
+   * they happened: each hook is sent them in that order); how many.
+   */
+  readonly emit: (source: EventSource, events: ReadonlyArray<HookEvent>) => Effect.Effect<number>
   /** A delivery of `event` to `hook` whatever its events, filter and activity (the hook test). */
   readonly emitTo: (hook: Webhook, event: HookEvent) => Effect.Effect<void>
 }>()("@kiln/domain/webhook/WebhookEvents") {}
@@ -44,23 +47,34 @@ export const layer: Layer.Layer<
     const transactions = yield* Transactions
     const random = yield* SecureRandom.SecureRandom
 
-    const deliver = (hook: Webhook, event: HookEvent, payload: string) =>
+    const deliver = (hook: Webhook, event: HookEvent, payload: string, follows: number | undefined) =>
       Effect.gen(function*() {
         const guid = yield* random.uuidV4()
-        const id = yield* deliveries.insert({ hookId: hook.id, guid, event: event.type, action: event.action, payload })
+        const id = yield* deliveries.insert({ hookId: hook.id, guid, event: event.type, action: event.action, payload, follows })
         yield* jobs.enqueue(DELIVERY_JOB, String(id), null)
+        return id
       })
 
     return WebhookEvents.of({
-      emit: (source, event) =>
-        transactions.run(Effect.gen(function*() {
-          const wanting = (yield* hooks.activeFor(source.repositoryId, source.ownerId)).filter((hook) => wantsEvent(hook, event))
-          if (wanting.length === 0) return 0
-          const payload = marshalIndent(event.payload)
-          for (const hook of wanting) yield* deliver(hook, event, payload)
-          return wanting.length
-        })),
-      emitTo: (hook, event) => transactions.run(deliver(hook, event, marshalIndent(event.payload)))
+      emit: (source, events) =>
+        Effect.gen(function*() {
+          if (events.length === 0) return 0
+          const active = yield* hooks.activeFor(source.repositoryId, source.ownerId)
+          if (active.length === 0) return 0
+          return yield* transactions.run(Effect.gen(function*() {
+            const latest = new Map<number, number>()
+            let count = 0
+            for (const event of events) {
+              const wanting = active.filter((hook) => wantsEvent(hook, event))
+              if (wanting.length === 0) continue
+              const payload = marshalIndent(event.payload)
+              for (const hook of wanting) latest.set(hook.id, yield* deliver(hook, event, payload, latest.get(hook.id)))
+              count += wanting.length
+            }
+            return count
+          }))
+        }),
+      emitTo: (hook, event) => transactions.run(Effect.asVoid(deliver(hook, event, marshalIndent(event.payload), undefined)))
     })
   })
 )

@@ -3,7 +3,8 @@
  * (repository hooks), never both. A delivery is one event for one hook, written in the transaction
  * of the change that caused it, with the job that sends it (kind `webhook_delivery`, keyed by the
  * delivery's id; its pending run time is the delivery's next attempt). Every attempt is kept with
- * what was sent and what came back.
+ * what was sent and what came back. `follows` is the delivery of the same hook for the event just
+ * before in the same change (a new branch's `create` before its `push`): it is attempted first.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
@@ -28,7 +29,8 @@ export default Effect.gen(function*() {
       delivered_at timestamptz,
       duration_ms double precision,
       attempts integer NOT NULL DEFAULT 0,
-      redelivery boolean NOT NULL DEFAULT false
+      redelivery boolean NOT NULL DEFAULT false,
+      follows bigint
     )`
   yield* sql`CREATE INDEX webhook_deliveries_hook ON webhook_deliveries (hook_id, id DESC)`
   yield* sql`CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at)`

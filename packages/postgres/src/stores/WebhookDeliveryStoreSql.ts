@@ -28,6 +28,7 @@ interface DeliveryRow {
   readonly attempts: unknown
   readonly redelivery: boolean
   readonly next_ms: unknown
+  readonly follows: unknown
 }
 
 interface AttemptRow {
@@ -66,7 +67,8 @@ const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
   duration: optionalNumber(row.duration_ms),
   attempts: int(row.attempts),
   redelivery: row.redelivery,
-  nextAttemptAt: optionalNumber(row.next_ms)
+  nextAttemptAt: optionalNumber(row.next_ms),
+  follows: optionalNumber(row.follows)
 })
 
 const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
@@ -88,7 +90,7 @@ export const layer = Layer.effect(
     const selectDeliveries = sql.literal(`
       SELECT d.id, d.hook_id, d.guid, d.event, d.action, d.payload, ${millis("d.created_at")} AS created_ms, d.status,
         d.status_code, ${millis("d.delivered_at")} AS delivered_ms, d.duration_ms, d.attempts, d.redelivery,
-        ${millis("j.run_at")} AS next_ms
+        ${millis("j.run_at")} AS next_ms, d.follows
       FROM webhook_deliveries d
       LEFT JOIN jobs j ON j.kind = '${DELIVERY_JOB}' AND j.key = d.id::text AND j.done_at IS NULL`)
     const first = (rows: ReadonlyArray<DeliveryRow>) => Option.map(Option.fromNullishOr(rows[0]), toDelivery)
@@ -101,7 +103,8 @@ export const layer = Layer.effect(
             guid: delivery.guid,
             event: delivery.event,
             action: delivery.action,
-            payload: delivery.payload
+            payload: delivery.payload,
+            follows: delivery.follows ?? null
           })
         } RETURNING id`.pipe(Effect.map(([row]) => int(row?.id)), Effect.orDie),
       find: (id) => sql<DeliveryRow>`${selectDeliveries} WHERE d.id = ${id}`.pipe(Effect.map(first), Effect.orDie),
