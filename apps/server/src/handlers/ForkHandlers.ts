@@ -5,10 +5,12 @@ import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
+import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.fnUntraced(function*(handlers) {
   const { repositories, lookup, failure, render } = yield* makeRepoRequests
+  const changes = yield* makeChangeEvents
 
   return handlers
     .handle("listForks", ({ params, query }) =>
@@ -27,10 +29,13 @@ export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.f
         const target = yield* lookup(params)
         const principal = yield* requireSignedIn
         yield* requireCodeRead(target)
-        const fork = yield* repositories.fork(principal.user, target, {
-          organization: payload.organization,
-          name: payload.name
-        }).pipe(Effect.mapError(failure))
+        const fork = yield* changes.run(
+          repositories.fork(principal.user, target, { organization: payload.organization, name: payload.name }).pipe(
+            Effect.mapError(failure)
+          ),
+          (forked) =>
+            Effect.andThen(changes.emit(forked, changes.forkCreated(forked, principal.user)), changes.forked(target, forked, principal.user))
+        )
         return render(fork)
       }))
 }))

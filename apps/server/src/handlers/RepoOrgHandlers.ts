@@ -6,10 +6,12 @@ import type { User } from "@kiln/domain/user/User"
 import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, config, publicOnly, failure, render } = yield* makeRepoRequests
+  const changes = yield* makeChangeEvents
 
   /**
    * The organization as `/orgs/{org}` routes load it (404 `GetOrgByName` whoever asks); `visible`
@@ -24,7 +26,10 @@ export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUn
   const create = (org: User, payload: Parameters<typeof createInput>[0]) =>
     Effect.gen(function*() {
       const principal = yield* requireSignedIn
-      const created = yield* repositories.create(principal.user, org, createInput(payload)).pipe(Effect.mapError(failure))
+      const created = yield* changes.run(
+        repositories.create(principal.user, org, createInput(payload)).pipe(Effect.mapError(failure)),
+        (repository) => changes.repositoryCreated(repository, principal.user)
+      )
       return render(created)
     })
 

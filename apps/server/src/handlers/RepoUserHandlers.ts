@@ -6,10 +6,12 @@ import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
+import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, config, publicOnly, failure, render } = yield* makeRepoRequests
+  const changes = yield* makeChangeEvents
   const users = yield* UserStore
 
   return handlers
@@ -27,8 +29,9 @@ export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fn
     .handle("createCurrentUserRepo", ({ payload }) =>
       Effect.gen(function*() {
         const principal = yield* requireSignedIn
-        const created = yield* repositories.create(principal.user, principal.user, createInput(payload)).pipe(
-          Effect.mapError(failure)
+        const created = yield* changes.run(
+          repositories.create(principal.user, principal.user, createInput(payload)).pipe(Effect.mapError(failure)),
+          (repository) => changes.repositoryCreated(repository, principal.user)
         )
         return render(created)
       }))

@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { createHmac } from "node:crypto"
 import { marshalMap } from "@kiln/domain/webhook/GoJson"
 import { makeHookReceiver, type ReceivedRequest } from "../support/HookReceiver.ts"
+import { createOrg } from "../support/OrgFixtures.ts"
 import { at, baseUrl, createUser, request, ROOT_URL } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 import { cloneUrl, makeGitClient } from "./GitClient.ts"
@@ -325,6 +326,67 @@ layer(TestServer.layer(), { excludeTestServices: true, timeout: "300 seconds" })
       assert.strictEqual(at(payload, "pusher", "login"), "vera")
       const unknown = yield* request("POST", `${hooks}/${id + 1000}/tests`, { auth: owner.auth })
       assert.strictEqual(unknown.status, 404)
+    })))
+
+  it.effect("changes through the API send their events to the organization's hooks, in the transaction of the change", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const receiver = yield* makeHookReceiver
+      const owner = yield* createUser("xena")
+      const forker = yield* createUser("xena-forker")
+      yield* createOrg(owner.auth, "xena-org")
+      const hookId = yield* createHook("/api/v1/orgs/xena-org/hooks", owner.auth, {
+        type: "forgejo",
+        config: { url: receiver.url, content_type: "json" },
+        events: ["create", "delete", "push", "release", "repository", "fork"]
+      })
+      const events = (count: number) =>
+        Effect.map(receiver.waitFor(count), (all) => all.map((r) => {
+          const body: unknown = JSON.parse(r.body)
+          return [r.headers["x-forgejo-event"], at(body, "action") ?? at(body, "ref") ?? null]
+        }))
+
+      const repo = yield* request("POST", "/api/v1/orgs/xena-org/repos", { auth: owner.auth, json: { name: "svc", auto_init: true } })
+      assert.strictEqual(repo.status, 201, repo.text)
+      const [created] = yield* receiver.waitFor(1)
+      // Forgejo indents repository payloads with one space.
+      assert.match(created?.body ?? "", /^\{\n "action": "created",\n "repository": \{/)
+      assert.strictEqual(at(JSON.parse(created?.body ?? ""), "organization", "login"), "xena-org")
+
+      const branch = yield* request("POST", "/api/v1/repos/xena-org/svc/branches", { auth: owner.auth, json: { new_branch_name: "topic" } })
+      assert.strictEqual(branch.status, 201, branch.text)
+      const again = yield* request("POST", "/api/v1/repos/xena-org/svc/branches", { auth: owner.auth, json: { new_branch_name: "topic" } })
+      assert.strictEqual(again.status, 409)
+      const removed = yield* request("DELETE", "/api/v1/repos/xena-org/svc/branches/topic", { auth: owner.auth })
+      assert.strictEqual(removed.status, 204, removed.text)
+      assert.deepStrictEqual(yield* events(4), [
+        ["repository", "created"], ["create", "refs/heads/topic"], ["push", "refs/heads/topic"], ["delete", "refs/heads/topic"]
+      ])
+
+      const release = yield* request("POST", "/api/v1/repos/xena-org/svc/releases", { auth: owner.auth, json: { tag_name: "v1", name: "One" } })
+      assert.strictEqual(release.status, 201, release.text)
+      const releaseId = Number(at(release.body, "id"))
+      const edited = yield* request("PATCH", `/api/v1/repos/xena-org/svc/releases/${releaseId}`, { auth: owner.auth, json: { name: "One!" } })
+      assert.strictEqual(edited.status, 200, edited.text)
+      const deleted = yield* request("DELETE", `/api/v1/repos/xena-org/svc/releases/${releaseId}`, { auth: owner.auth })
+      assert.strictEqual(deleted.status, 204, deleted.text)
+      const fork = yield* request("POST", "/api/v1/repos/xena-org/svc/forks", { auth: forker.auth, json: {} })
+      assert.strictEqual(fork.status, 202, fork.text)
+      const gone = yield* request("DELETE", "/api/v1/repos/xena-org/svc", { auth: owner.auth })
+      assert.strictEqual(gone.status, 204, gone.text)
+      const all = yield* events(9)
+      assert.deepStrictEqual(all.slice(4), [
+        ["release", "published"], ["release", "updated"], ["release", "deleted"], ["fork", null], ["repository", "deleted"]
+      ])
+      const releasePayload: unknown = JSON.parse(receiver.received[4]?.body ?? "")
+      assert.deepStrictEqual(Object.keys(releasePayload as object), ["action", "release", "repository", "sender"])
+      assert.strictEqual(at(releasePayload, "release", "tag_name"), "v1")
+      const forkPayload: unknown = JSON.parse(receiver.received[7]?.body ?? "")
+      assert.deepStrictEqual(Object.keys(forkPayload as object), ["forkee", "repository", "sender"])
+      assert.deepStrictEqual([at(forkPayload, "forkee", "full_name"), at(forkPayload, "repository", "full_name")], ["xena-org/svc", "xena-forker/svc"])
+      // The organization hook's history holds all of them.
+      const history = yield* deliveriesUntil("/api/v1/orgs/xena-org/hooks", hookId, owner.auth, (items) => items.length === 9)
+      assert.strictEqual(at(history[0], "event"), "repository")
+      assert.strictEqual(at(history[0], "action"), "deleted")
     })))
 
   it.effect("repository hooks: Forgejo's JSON and rules, for repository admins only", () =>

@@ -36,6 +36,8 @@ export interface HookEvent {
   /** Push events: how many commits the payload lists (other hook types skip empty pushes). */
   readonly commitCount: number | undefined
   readonly payload: JsonObject
+  /** Forgejo indents most payloads with two spaces, repository (and wiki) payloads with one. */
+  readonly indent?: string | undefined
 }
 
 /** Forgejo's `checkBranch`: an empty or `*` filter lets every branch through, otherwise the glob decides. */

@@ -67,14 +67,14 @@ export const layer: Layer.Layer<
             for (const event of events) {
               const wanting = active.filter((hook) => wantsEvent(hook, event))
               if (wanting.length === 0) continue
-              const payload = marshalIndent(event.payload)
+              const payload = marshalIndent(event.payload, event.indent)
               for (const hook of wanting) latest.set(hook.id, yield* deliver(hook, event, payload, latest.get(hook.id)))
               count += wanting.length
             }
             return count
           }))
         }),
-      emitTo: (hook, event) => transactions.run(Effect.asVoid(deliver(hook, event, marshalIndent(event.payload), undefined)))
+      emitTo: (hook, event) => transactions.run(Effect.asVoid(deliver(hook, event, marshalIndent(event.payload, event.indent), undefined)))
     })
   })
 )
