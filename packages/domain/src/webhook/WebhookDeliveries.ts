@@ -139,7 +139,7 @@ export const layer: Layer.Layer<
       kind: DELIVERY_JOB,
       retry: RetrySchedule.exponential({ initial: settings.retryDelay, max: MAX_RETRY_DELAY, maxAttempts: settings.maxAttempts }),
       // Room for the request's timeout and the writes around it.
-      lease: settings.deliverTimeout + 30_000,
+      lease: 2 * settings.deliverTimeout + 5_000,
       run: send
     }
 
