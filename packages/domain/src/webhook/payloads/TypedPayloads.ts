@@ -1,10 +1,12 @@
 /**
  * The payloads of the hook types that do not take Forgejo's own: each type converts the stored
- * Forgejo payload into its service's message (services/webhook/<type>.go). A type without a
- * converter here is not sent: its deliveries fail with a message naming it.
+ * Forgejo payload into its service's message (services/webhook/<type>.go), sent as indented JSON.
+ * A type without a converter here is not sent: its deliveries fail with a message naming it.
  */
 import type { Webhook } from "../../org/Webhook.ts"
+import { marshalIndent } from "../GoJson.ts"
 import type { WebhookDelivery } from "../WebhookDelivery.ts"
+import { slackMessage } from "./SlackPayload.ts"
 
 export type TypedPayload =
   | { readonly _tag: "Payload"; readonly method: string; readonly url: string; readonly body: string }
@@ -12,7 +14,12 @@ export type TypedPayload =
 
 export const unsupportedMessage = (type: string): string => `webhook type "${type}" is not supported by Kiln`
 
-export const typedPayload = (hook: Webhook, _delivery: WebhookDelivery): TypedPayload => ({
-  _tag: "Unsupported",
-  message: unsupportedMessage(hook.type)
-})
+export const typedPayload = (hook: Webhook, delivery: WebhookDelivery): TypedPayload => {
+  const payload: unknown = JSON.parse(delivery.payload)
+  switch (hook.type) {
+    case "slack":
+      return { _tag: "Payload", method: "POST", url: hook.url, body: marshalIndent(slackMessage(hook.slack, delivery.event, payload)) }
+    default:
+      return { _tag: "Unsupported", message: unsupportedMessage(hook.type) }
+  }
+}
