@@ -13,6 +13,7 @@ import type { OwnedRepository } from "@kiln/domain/repo/Repository"
 import type { User } from "@kiln/domain/user/User"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import type { HookEvent, Json, JsonObject } from "@kiln/domain/webhook/HookEvent"
+import { pathEscapeSegments } from "@kiln/domain/webhook/payloads/PayloadFields"
 import { type PushedCommit, PushCommits } from "@kiln/domain/webhook/PushCommits"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { toBranchJson } from "../wire/Branch.ts"
@@ -46,7 +47,7 @@ export const makeHookPayloads = Effect.gen(function*() {
     `${urls.rootUrl}${encodeURIComponent(owned.owner.name)}/${encodeURIComponent(owned.repository.name)}`
   /** `ComposeCompareURL` behind the root URL. */
   const compareUrl = (owned: OwnedRepository, from: string, to: string) =>
-    `${htmlUrl(owned)}/compare/${from.split("/").map(encodeURIComponent).join("/")}...${to.split("/").map(encodeURIComponent).join("/")}`
+    `${htmlUrl(owned)}/compare/${pathEscapeSegments(from)}...${pathEscapeSegments(to)}`
 
   /** The account name of each commit e-mail address ("" for none), looked up once per push. */
   const usernames = (commits: ReadonlyArray<PushedCommit>) =>
