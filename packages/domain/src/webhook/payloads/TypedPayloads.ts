@@ -6,6 +6,7 @@
 import type { Webhook } from "../../org/Webhook.ts"
 import { marshalIndent } from "../GoJson.ts"
 import type { WebhookDelivery } from "../WebhookDelivery.ts"
+import { discordMessage } from "./DiscordPayload.ts"
 import { slackMessage } from "./SlackPayload.ts"
 
 export type TypedPayload =
@@ -19,6 +20,14 @@ export const typedPayload = (hook: Webhook, delivery: WebhookDelivery): TypedPay
   switch (hook.type) {
     case "slack":
       return { _tag: "Payload", method: "POST", url: hook.url, body: marshalIndent(slackMessage(hook.slack, delivery.event, payload)) }
+    case "discord":
+      // The API keeps no Discord settings (Forgejo's web UI does): username and avatar stay empty.
+      return {
+        _tag: "Payload",
+        method: "POST",
+        url: hook.url,
+        body: marshalIndent(discordMessage({ username: "", iconUrl: "" }, delivery.event, payload))
+      }
     default:
       return { _tag: "Unsupported", message: unsupportedMessage(hook.type) }
   }
