@@ -24,6 +24,8 @@ export interface KilnServerOptions {
   /** Extra Node flags, e.g. `--cpu-prof`. */
   readonly nodeFlags?: ReadonlyArray<string>
   readonly startTimeoutMs?: number
+  /** More settings, e.g. `KILN_WEBHOOK_*`. */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 const serverDirectory = new URL("../", import.meta.url)
@@ -59,7 +61,8 @@ export const startKiln = async (options: KilnServerOptions): Promise<ChildServer
     KILN_HTTP_HOST: "127.0.0.1",
     KILN_ADMIN_USERNAME: options.admin.username,
     KILN_ADMIN_PASSWORD: options.admin.password,
-    KILN_ADMIN_EMAIL: options.admin.email
+    KILN_ADMIN_EMAIL: options.admin.email,
+    ...options.env
   }
   if (options.database.databaseUrl === undefined) delete env["DATABASE_URL"]
   else env["DATABASE_URL"] = options.database.databaseUrl

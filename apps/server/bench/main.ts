@@ -16,6 +16,7 @@ import * as MarkdownScenario from "./scenarios/MarkdownScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
 import * as ReposScenario from "./scenarios/ReposScenario.ts"
 import * as UsersScenario from "./scenarios/UsersScenario.ts"
+import * as WebhooksScenario from "./scenarios/WebhooksScenario.ts"
 
 const scenarios: ReadonlyArray<Scenario> = [
   UsersScenario.scenario,
@@ -23,7 +24,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   QuotaScenario.scenario,
   ArchiveScenario.scenario,
   GitScenario.scenario,
-  MarkdownScenario.scenario
+  MarkdownScenario.scenario,
+  WebhooksScenario.scenario
 ]
 
 const usage = `pnpm bench -- [options]
