@@ -428,4 +428,17 @@ layer(TestServer.layer(), { excludeTestServices: true, timeout: "300 seconds" })
       assert.strictEqual(removed.status, 204)
       assert.strictEqual((yield* request("DELETE", `${hooks}/${id}`, { auth: owner.auth })).status, 404)
     })))
+
+  it.effect("the served Swagger document describes repository hooks and the delivery history of both kinds of hooks", () =>
+    Effect.gen(function*() {
+      const described = yield* request("GET", "/swagger.v1.json")
+      const paths = at(described.body, "paths") as Record<string, Record<string, unknown>>
+      for (const base of ["/orgs/{org}/hooks/{id}", "/repos/{owner}/{repo}/hooks/{id}"]) {
+        assert.property(paths[`${base}/deliveries`], "get")
+        assert.property(paths[`${base}/deliveries/{delivery_id}`], "get")
+        assert.property(paths[`${base}/deliveries/{delivery_id}/attempts`], "post")
+      }
+      assert.property(paths["/repos/{owner}/{repo}/hooks"], "post")
+      assert.property(paths["/repos/{owner}/{repo}/hooks/{id}/tests"], "post")
+    }))
 })

@@ -7,6 +7,7 @@ import type { Webhook } from "../../org/Webhook.ts"
 import { marshalIndent } from "../GoJson.ts"
 import type { WebhookDelivery } from "../WebhookDelivery.ts"
 import { discordMessage } from "./DiscordPayload.ts"
+import { msTeamsMessage } from "./MsTeamsPayload.ts"
 import { slackMessage } from "./SlackPayload.ts"
 
 export type TypedPayload =
@@ -28,6 +29,8 @@ export const typedPayload = (hook: Webhook, delivery: WebhookDelivery): TypedPay
         url: hook.url,
         body: marshalIndent(discordMessage({ username: "", iconUrl: "" }, delivery.event, payload))
       }
+    case "msteams":
+      return { _tag: "Payload", method: "POST", url: hook.url, body: marshalIndent(msTeamsMessage(delivery.event, payload)) }
     default:
       return { _tag: "Unsupported", message: unsupportedMessage(hook.type) }
   }
