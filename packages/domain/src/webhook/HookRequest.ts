@@ -6,7 +6,7 @@
  * deliver.go]
  */
 import { Effect } from "effect"
-import { Mac } from "effect/crypto"
+import { Digest, Mac } from "effect/crypto"
 import type { Webhook } from "../org/Webhook.ts"
 import { utf8Bytes } from "../Utf8.ts"
 import { marshalMap, queryEscape } from "./GoJson.ts"
@@ -109,6 +109,17 @@ export const buildHookRequest = (hook: Webhook, delivery: WebhookDelivery, secre
     }
     const typed = typedPayload(hook, delivery)
     if (typed._tag === "Unsupported") return typed
+    if (typed.transaction) {
+      const digest = yield* Digest.Digest
+      const txnId = yield* digest.digestHex(Digest.sha1, new Uint8Array(utf8Bytes(typed.body))).pipe(Effect.orDie)
+      const request: OutgoingRequest = {
+        method: typed.method,
+        url: `${typed.url}/${txnId}`,
+        headers: [["Content-Type", "application/json"]],
+        body: typed.body
+      }
+      return withAuthorization(hook, request)
+    }
     // NewJSONRequest: the type's payload as indented JSON, signed like the default handler's.
     const sig = yield* signatures(secret, typed.body)
     const request: OutgoingRequest = {

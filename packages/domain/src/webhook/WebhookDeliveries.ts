@@ -7,7 +7,7 @@
  * KILN_WEBHOOK_HISTORY_DAYS is pruned by a periodic task.
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import type { Mac } from "effect/crypto"
+import type { Digest, Mac } from "effect/crypto"
 import { type Job, JobFailed, type JobHandler, Jobs } from "../coordination/Jobs.ts"
 import * as PeriodicTask from "../coordination/PeriodicTask.ts"
 import * as RetrySchedule from "../coordination/RetrySchedule.ts"
@@ -60,7 +60,7 @@ const FOLLOW_POLL = 20
 export const layer: Layer.Layer<
   WebhookDeliveries,
   never,
-  WebhookStore | WebhookDeliveryStore | HookTransport | Jobs | Transactions | Mac.Mac
+  WebhookStore | WebhookDeliveryStore | HookTransport | Jobs | Transactions | Mac.Mac | Digest.Digest
 > = Layer.effect(
   WebhookDeliveries,
   Effect.gen(function*() {
@@ -71,7 +71,7 @@ export const layer: Layer.Layer<
     const transactions = yield* Transactions
     const settings = yield* WebhookSettings
     const allowed = parseAllowedHosts(settings.allowedHosts)
-    const context = yield* Effect.context<Mac.Mac>()
+    const context = yield* Effect.context<Mac.Mac | Digest.Digest>()
 
     /** Records a refusal that retrying cannot change. */
     const refuse = (delivery: WebhookDelivery, request: RecordedRequest, message: string) =>

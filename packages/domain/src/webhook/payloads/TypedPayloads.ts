@@ -7,30 +7,44 @@ import type { Webhook } from "../../org/Webhook.ts"
 import { marshalIndent } from "../GoJson.ts"
 import type { WebhookDelivery } from "../WebhookDelivery.ts"
 import { discordMessage } from "./DiscordPayload.ts"
+import { matrixMessage } from "./MatrixPayload.ts"
 import { msTeamsMessage } from "./MsTeamsPayload.ts"
 import { slackMessage } from "./SlackPayload.ts"
 
 export type TypedPayload =
-  | { readonly _tag: "Payload"; readonly method: string; readonly url: string; readonly body: string }
+  | {
+    readonly _tag: "Payload"
+    readonly method: string
+    readonly url: string
+    readonly body: string
+    /** Matrix: the URL takes `/<SHA-1 of the body>` (the idempotent transaction id), and no default headers. */
+    readonly transaction: boolean
+  }
   | { readonly _tag: "Unsupported"; readonly message: string }
 
 export const unsupportedMessage = (type: string): string => `webhook type "${type}" is not supported by Kiln`
+
+const post = (hook: Webhook, message: unknown): TypedPayload => ({
+  _tag: "Payload",
+  method: "POST",
+  url: hook.url,
+  body: marshalIndent(message),
+  transaction: false
+})
 
 export const typedPayload = (hook: Webhook, delivery: WebhookDelivery): TypedPayload => {
   const payload: unknown = JSON.parse(delivery.payload)
   switch (hook.type) {
     case "slack":
-      return { _tag: "Payload", method: "POST", url: hook.url, body: marshalIndent(slackMessage(hook.slack, delivery.event, payload)) }
+      return post(hook, slackMessage(hook.slack, delivery.event, payload))
     case "discord":
       // The API keeps no Discord settings (Forgejo's web UI does): username and avatar stay empty.
-      return {
-        _tag: "Payload",
-        method: "POST",
-        url: hook.url,
-        body: marshalIndent(discordMessage({ username: "", iconUrl: "" }, delivery.event, payload))
-      }
+      return post(hook, discordMessage({ username: "", iconUrl: "" }, delivery.event, payload))
     case "msteams":
-      return { _tag: "Payload", method: "POST", url: hook.url, body: marshalIndent(msTeamsMessage(delivery.event, payload)) }
+      return post(hook, msTeamsMessage(delivery.event, payload))
+    case "matrix":
+      // The API keeps no Matrix settings: the message type stays unset, as Forgejo sends it then.
+      return { _tag: "Payload", method: "PUT", url: hook.url, body: marshalIndent(matrixMessage("", delivery.event, payload)), transaction: true }
     default:
       return { _tag: "Unsupported", message: unsupportedMessage(hook.type) }
   }
