@@ -358,9 +358,10 @@ layer(TestServer.layer(), { excludeTestServices: true, timeout: "300 seconds" })
       assert.strictEqual(again.status, 409)
       const removed = yield* request("DELETE", "/api/v1/repos/xena-org/svc/branches/topic", { auth: owner.auth })
       assert.strictEqual(removed.status, 204, removed.text)
-      assert.deepStrictEqual(yield* events(4), [
-        ["repository", "created"], ["create", "refs/heads/topic"], ["push", "refs/heads/topic"], ["delete", "refs/heads/topic"]
-      ])
+      // One change's events reach a hook in order (create before push); separate changes' deliveries may overtake each other.
+      const first = (yield* events(4)).map((pair) => pair.join(" "))
+      assert.sameMembers(first, ["repository created", "create refs/heads/topic", "push refs/heads/topic", "delete refs/heads/topic"])
+      assert.isBelow(first.indexOf("create refs/heads/topic"), first.indexOf("push refs/heads/topic"))
 
       const release = yield* request("POST", "/api/v1/repos/xena-org/svc/releases", { auth: owner.auth, json: { tag_name: "v1", name: "One" } })
       assert.strictEqual(release.status, 201, release.text)
@@ -374,13 +375,15 @@ layer(TestServer.layer(), { excludeTestServices: true, timeout: "300 seconds" })
       const gone = yield* request("DELETE", "/api/v1/repos/xena-org/svc", { auth: owner.auth })
       assert.strictEqual(gone.status, 204, gone.text)
       const all = yield* events(9)
-      assert.deepStrictEqual(all.slice(4), [
-        ["release", "published"], ["release", "updated"], ["release", "deleted"], ["fork", null], ["repository", "deleted"]
+      assert.sameMembers(all.slice(4).map((pair) => pair.join(" ")), [
+        "release published", "release updated", "release deleted", "fork ", "repository deleted"
       ])
-      const releasePayload: unknown = JSON.parse(receiver.received[4]?.body ?? "")
+      const bodyOf = (event: string, action: string | null) =>
+        JSON.parse(receiver.received.find((r) => r.headers["x-forgejo-event"] === event && (action === null || r.body.includes(`"action": "${action}"`)))?.body ?? "") as unknown
+      const releasePayload = bodyOf("release", "published")
       assert.deepStrictEqual(Object.keys(releasePayload as object), ["action", "release", "repository", "sender"])
       assert.strictEqual(at(releasePayload, "release", "tag_name"), "v1")
-      const forkPayload: unknown = JSON.parse(receiver.received[7]?.body ?? "")
+      const forkPayload = bodyOf("fork", null)
       assert.deepStrictEqual(Object.keys(forkPayload as object), ["forkee", "repository", "sender"])
       assert.deepStrictEqual([at(forkPayload, "forkee", "full_name"), at(forkPayload, "repository", "full_name")], ["xena-org/svc", "xena-forker/svc"])
       // The organization hook's history holds all of them.
