@@ -62,7 +62,8 @@ export const GitPushCommitsLive = (root: string, options: Partial<GitCommandOpti
             `--format=${FORMAT}`, ...range, "--"
           ])
           const commits = log.split("\x01").map(parseRecord).filter((commit): commit is PushedCommit => commit !== undefined)
-          if (exclude === undefined) return { commits, total: commits.length }
+          // Fewer than the limit listed: that is all of them, no need to count.
+          if (exclude === undefined || commits.length < limit) return { commits, total: commits.length }
           const total = Number((yield* git(location, ["rev-list", "--count", ...range, "--"])).trim())
           return { commits, total }
         })

@@ -4,7 +4,7 @@
  * notifier gives it, users as an anonymous viewer sees them), and for pushes the commits as
  * Forgejo's push handling lists them. [services/webhook/notifier.go, services/repository/push.go]
  */
-import { Effect, Exit, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { Branch } from "@kiln/domain/git/Branch"
 import { type RefUpdate, refUpdateKind, ZeroId } from "@kiln/domain/git/RefUpdate"
 import type { AccessMode } from "@kiln/domain/org/AccessMode"
@@ -149,12 +149,15 @@ export const makeHookPayloads = Effect.gen(function*() {
       if (kind === "delete") return [deleteEvent(owned, pusher, update.ref)]
       const defaultBranch = owned.repository.defaultBranch
       // What the push's commits are counted from: the old head, else the default branch (when it exists).
-      const exclude = kind === "update"
-        ? update.oldId
-        : branch !== defaultBranch && Exit.isSuccess(yield* Effect.exit(commitAt(owned, `${BRANCH_PREFIX}${defaultBranch}`)))
-        ? `${BRANCH_PREFIX}${defaultBranch}`
-        : undefined
-      const listed = yield* pushCommits.list(location(owned), update.newId, exclude, exclude === undefined ? NEW_BRANCH_COMMITS : PAYLOAD_COMMIT_LIMIT)
+      const all = pushCommits.list(location(owned), update.newId, undefined, NEW_BRANCH_COMMITS)
+      const listed = kind === "update"
+        ? yield* pushCommits.list(location(owned), update.newId, update.oldId, PAYLOAD_COMMIT_LIMIT)
+        : branch === defaultBranch
+        ? yield* all
+        : yield* pushCommits.list(location(owned), update.newId, `${BRANCH_PREFIX}${defaultBranch}`, PAYLOAD_COMMIT_LIMIT).pipe(
+          // Without a default branch git fails: list as if there were nothing to compare with.
+          Effect.catchDefect(() => all)
+        )
       const first = listed.commits[0]
       const head = first !== undefined && first.id === update.newId ? first : yield* commitAt(owned, update.newId)
       let from = update.oldId
