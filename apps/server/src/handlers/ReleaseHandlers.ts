@@ -165,9 +165,10 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
     .handle("repoCreateRelease", ({ params, payload }) =>
       Effect.gen(function*() {
         const { target, doer } = yield* lookupSigned(params)
+        const tagExisted = yield* changes.tagExists(target, payload.tag_name)
         const created = yield* changes.run(
           releases.create(doer, target, { tagName: payload.tag_name, ...releaseInput(payload) }).pipe(Effect.mapError(failure(422))),
-          (details) => changes.release(target, doer, details, "published")
+          (details) => changes.releasePublished(target, doer, details, !tagExisted)
         )
         return toReleaseJson(created, target, urls)
       }))

@@ -5,6 +5,7 @@
  * branch.go, delete.go, fork.go; services/release/release.go]
  */
 import { Effect } from "effect"
+import { GitStorage } from "@kiln/domain/git/GitStorage"
 import { type RefUpdate, ZeroId } from "@kiln/domain/git/RefUpdate"
 import type { ReleaseDetails } from "@kiln/domain/release/Release"
 import type { AccessibleRepository } from "@kiln/domain/repo/Repositories"
@@ -25,6 +26,7 @@ export const makeChangeEvents = Effect.gen(function*() {
   const webhookEvents = yield* WebhookEvents
   const payloads = yield* makeHookPayloads
   const urls = siteUrls((yield* KilnConfig).rootUrl)
+  const git = yield* GitStorage
 
   const sourceOf = (owned: OwnedRepository) => ({ repositoryId: owned.repository.id, ownerId: owned.owner.id })
 
@@ -99,6 +101,20 @@ export const makeChangeEvents = Effect.gen(function*() {
       fork.owner.kind === "organization" ? [repositoryEvent(fork, doer, "created")] : [],
     release: (target: AccessibleRepository, doer: User, details: ReleaseDetails, action: ReleaseAction) =>
       Effect.succeed({ source: target, events: details.release.isDraft && action !== "deleted" ? [] : [releaseEvent(target, doer, details, action)] }),
+    /** Whether the tag is in git now: a release that makes it sends the tag's `push` and `create` first. */
+    tagExists: (target: OwnedRepository, tagName: string) =>
+      Effect.map(
+        Effect.option(git.resolveCommit({ owner: target.owner.name, name: target.repository.name }, `refs/tags/${tagName}`)),
+        (found) => found._tag === "Some"
+      ),
+    /** A published release, after the events of the tag it made (`tagWasNew`), as Forgejo's createTag sends them. */
+    releasePublished: (target: AccessibleRepository, doer: User, details: ReleaseDetails, tagWasNew: boolean) =>
+      Effect.gen(function*() {
+        const published = details.release.isDraft ? [] : [releaseEvent(target, doer, details, "published")]
+        if (!tagWasNew || details.release.isDraft) return { source: target, events: published }
+        const tag = yield* payloads.refEvents(target, doer, { ref: `refs/tags/${details.release.tagName}`, oldId: ZeroId, newId: details.release.sha1 })
+        return { source: target, events: [...tag, ...published] }
+      }),
     emit: (owned: OwnedRepository, events: ReadonlyArray<HookEvent>) => webhookEvents.emit(sourceOf(owned), events)
   }
 })

@@ -374,10 +374,13 @@ layer(TestServer.layer(), { excludeTestServices: true, timeout: "300 seconds" })
       assert.strictEqual(fork.status, 202, fork.text)
       const gone = yield* request("DELETE", "/api/v1/repos/xena-org/svc", { auth: owner.auth })
       assert.strictEqual(gone.status, 204, gone.text)
-      const all = yield* events(9)
-      assert.sameMembers(all.slice(4).map((pair) => pair.join(" ")), [
-        "release published", "release updated", "release deleted", "fork ", "repository deleted"
+      const all = (yield* events(11)).map((pair) => pair.join(" "))
+      // The release made its tag: the tag's push and create come before the release.
+      assert.sameMembers(all.slice(4), [
+        "push refs/tags/v1", "create refs/tags/v1", "release published", "release updated", "release deleted", "fork ", "repository deleted"
       ])
+      assert.isBelow(all.indexOf("push refs/tags/v1"), all.indexOf("create refs/tags/v1"))
+      assert.isBelow(all.indexOf("create refs/tags/v1"), all.indexOf("release published"))
       const bodyOf = (event: string, action: string | null) =>
         JSON.parse(receiver.received.find((r) => r.headers["x-forgejo-event"] === event && (action === null || r.body.includes(`"action": "${action}"`)))?.body ?? "") as unknown
       const releasePayload = bodyOf("release", "published")
@@ -387,7 +390,7 @@ layer(TestServer.layer(), { excludeTestServices: true, timeout: "300 seconds" })
       assert.deepStrictEqual(Object.keys(forkPayload as object), ["forkee", "repository", "sender"])
       assert.deepStrictEqual([at(forkPayload, "forkee", "full_name"), at(forkPayload, "repository", "full_name")], ["xena-org/svc", "xena-forker/svc"])
       // The organization hook's history holds all of them.
-      const history = yield* deliveriesUntil("/api/v1/orgs/xena-org/hooks", hookId, owner.auth, (items) => items.length === 9)
+      const history = yield* deliveriesUntil("/api/v1/orgs/xena-org/hooks", hookId, owner.auth, (items) => items.length === 11)
       assert.strictEqual(at(history[0], "event"), "repository")
       assert.strictEqual(at(history[0], "action"), "deleted")
     })))
