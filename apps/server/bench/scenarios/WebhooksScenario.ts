@@ -88,8 +88,8 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, _settings: BenchSettings,
         headers: { authorization: auth, "content-type": "application/json" },
         body: JSON.stringify(body)
       })
-      await response.body?.cancel()
-      if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}`)
+      const text = await response.text()
+      if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text}`)
     }
     const repos = Array.from({ length: REPOSITORIES }, (_, i) => `hooked-${String(i).padStart(3, "0")}`)
     const seeding = performance.now()
