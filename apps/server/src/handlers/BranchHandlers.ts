@@ -96,7 +96,7 @@ export const BranchHandlers = HttpApiBuilder.group(Api, "repositoryBranches", Ef
       Effect.gen(function*() {
         const target = yield* lookup(params)
         const principal = yield* requireSignedIn
-        const branch = yield* changes.run(
+        const branch = yield* changes.afterGit(
           branches.create(target, {
             newBranchName: payload.new_branch_name ?? "",
             oldRefName: payload.old_ref_name ?? "",
@@ -112,7 +112,7 @@ export const BranchHandlers = HttpApiBuilder.group(Api, "repositoryBranches", Ef
         const principal = yield* requireSignedIn
         const name = branchName(params)
         const before = yield* Effect.option(branches.get(target, name))
-        yield* changes.run(
+        yield* changes.afterGit(
           branches.remove(target, name).pipe(Effect.mapError(failure)),
           () =>
             Option.isSome(before)

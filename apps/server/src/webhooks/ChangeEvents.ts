@@ -1,7 +1,7 @@
 /**
  * The webhook events of changes made through the API, emitted in the transaction of the change:
  * `run(change, events)` runs the change and writes the deliveries of the events it produced with
- * it, so a change that fails leaves none. [services/webhook/notifier.go; services/repository
+ * it, so a change that fails leaves none. Changes of git refs alone (branches) use `afterGit`. [services/webhook/notifier.go; services/repository
  * branch.go, delete.go, fork.go; services/release/release.go]
  */
 import { Effect } from "effect"
@@ -41,6 +41,22 @@ export const makeChangeEvents = Effect.gen(function*() {
       yield* webhookEvents.emit(sourceOf(produced.source), produced.events)
       return result
     }))
+
+  /**
+   * Runs `change`, a change of git refs, and then delivers `events` of its result in a transaction of
+   * their own. A ref is git's, not the database's: no transaction can include it, and holding one
+   * across git would only keep the (embedded) database's connection from everyone else meanwhile.
+   */
+  const afterGit = <A, E, R, E2, R2>(
+    change: Effect.Effect<A, E, R>,
+    events: (result: A) => Effect.Effect<{ readonly source: OwnedRepository; readonly events: ReadonlyArray<HookEvent> }, E2, R2>
+  ) =>
+    Effect.gen(function*() {
+      const result = yield* change
+      const produced = yield* events(result)
+      yield* webhookEvents.emit(sourceOf(produced.source), produced.events)
+      return result
+    })
 
   /** A branch created or deleted through the API: the events a push of that ref sends. */
   const refChanged = (target: OwnedRepository, doer: User, update: RefUpdate) =>
@@ -87,6 +103,7 @@ export const makeChangeEvents = Effect.gen(function*() {
 
   return {
     run,
+    afterGit,
     branchCreated: (target: OwnedRepository, doer: User, name: string, commitId: string) =>
       refChanged(target, doer, { ref: `refs/heads/${name}`, oldId: ZeroId, newId: commitId }),
     branchDeleted: (target: OwnedRepository, doer: User, name: string, commitId: string) =>
