@@ -328,7 +328,7 @@ layer(TestServer.layer(), { excludeTestServices: true, timeout: "300 seconds" })
       assert.strictEqual(unknown.status, 404)
     })))
 
-  it.effect("changes through the API send their events to the organization's hooks, in the transaction of the change", () =>
+  it.effect("changes through the API send their events to the organization's hooks", () =>
     Effect.scoped(Effect.gen(function*() {
       const receiver = yield* makeHookReceiver
       const owner = yield* createUser("xena")
