@@ -22,7 +22,6 @@ import { Branches } from "@kiln/domain/git/Branches"
 import { atLeast } from "@kiln/domain/org/AccessMode"
 import { Repositories } from "@kiln/domain/repo/Repositories"
 import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
-import { Transactions } from "@kiln/domain/repo/Transactions"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import type { HookEvent } from "@kiln/domain/webhook/HookEvent"
 import { WebhookEvents } from "@kiln/domain/webhook/WebhookEvents"
@@ -65,7 +64,6 @@ export const make = Effect.gen(function*() {
   const repositories = yield* Repositories
   const store = yield* RepositoryStore
   const branches = yield* Branches
-  const transactions = yield* Transactions
   const users = yield* UserStore
   const webhookEvents = yield* WebhookEvents
   const payloads = yield* makeHookPayloads
@@ -123,9 +121,10 @@ export const make = Effect.gen(function*() {
     })
 
   /**
-   * One step after each push, under the repository's push lock: the record, then the branch table
-   * with the webhook deliveries of the push in the same transaction. The events are read from git
-   * before it, so the transaction holds no connection while git runs.
+   * One step after each push, under the repository's push lock: the record, the branch table, then
+   * the webhook deliveries of the push (in one transaction of their own). The push is git's and
+   * done by now: no transaction can include it, so none is held across the branch table's git
+   * reads and its lock (on the embedded database that would keep its one connection from everyone).
    */
   const afterPush = (push: Push) =>
     Effect.gen(function*() {
@@ -142,11 +141,8 @@ export const make = Effect.gen(function*() {
         // The push happened whatever its payloads: the branch table must still follow it.
         Effect.catchCause((cause) => Effect.as(Effect.logError("webhook events of a push not built", Cause.pretty(cause)), []))
       )
-      const source = { repositoryId: repository.id, ownerId: owned.owner.id }
-      yield* transactions.run(Effect.gen(function*() {
-        yield* branches.recordPush(owned, push.updates)
-        yield* webhookEvents.emit(source, events)
-      }))
+      yield* branches.recordPush(owned, push.updates)
+      yield* webhookEvents.emit({ repositoryId: repository.id, ownerId: owned.owner.id }, events)
     })
 
   const handler = makeSmartHttpHandler({
