@@ -24,7 +24,7 @@ export interface KilnServerOptions {
   /** Extra Node flags, e.g. `--cpu-prof`. */
   readonly nodeFlags?: ReadonlyArray<string>
   readonly startTimeoutMs?: number
-  /** More settings (`KILN_*`) over the bench's own. */
+  /** More settings (`KILN_*`, e.g. `KILN_WEBHOOK_*`) over the bench's own. */
   readonly env?: Readonly<Record<string, string>>
 }
 

@@ -19,6 +19,7 @@ import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
 import * as ReposScenario from "./scenarios/ReposScenario.ts"
 import * as ScaleScenario from "./scenarios/ScaleScenario.ts"
 import * as UsersScenario from "./scenarios/UsersScenario.ts"
+import * as WebhooksScenario from "./scenarios/WebhooksScenario.ts"
 
 const scenarios: ReadonlyArray<Scenario> = [
   UsersScenario.scenario,
@@ -29,7 +30,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   MarkdownScenario.scenario,
   ScaleScenario.scenario,
   ConditionalScenario.scenario,
-  BackupScenario.scenario
+  BackupScenario.scenario,
+  WebhooksScenario.scenario
 ]
 
 const usage = `pnpm bench -- [options]

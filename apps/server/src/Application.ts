@@ -11,7 +11,6 @@ import * as SignInCache from "@kiln/domain/auth/SignInCache"
 import * as Organizations from "@kiln/domain/org/Organizations"
 import { OrganizationDeletionGuards } from "@kiln/domain/org/Organizations"
 import * as OrgMembers from "@kiln/domain/org/OrgMembers"
-import * as OrgWebhooks from "@kiln/domain/org/OrgWebhooks"
 import * as Teams from "@kiln/domain/org/Teams"
 import * as Packages from "@kiln/domain/package/Packages"
 import { QuotaConfig } from "@kiln/domain/quota/QuotaConfig"
@@ -33,7 +32,7 @@ import * as UserAccounts from "@kiln/domain/user/UserAccounts"
 import { AccountDeletionGuards } from "@kiln/domain/user/UserAccounts"
 import { BlobStorageLive } from "@kiln/blobs"
 import { GitTagsLive } from "@kiln/git"
-import { GitArchivesLive, GitStorageLive, GitTransfersLive, RepositoryDirectoriesLive } from "@kiln/git"
+import { GitArchivesLive, GitPushCommitsLive, GitStorageLive, GitTransfersLive, RepositoryDirectoriesLive } from "@kiln/git"
 import * as Coordination from "@kiln/postgres/coordination/Coordination"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
 import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
@@ -49,7 +48,14 @@ import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
 import * as UserStoreSql from "@kiln/postgres/stores/UserStoreSql"
+import * as WebhookDeliveryStoreSql from "@kiln/postgres/stores/WebhookDeliveryStoreSql"
 import * as WebhookStoreSql from "@kiln/postgres/stores/WebhookStoreSql"
+import * as WebhookDeliveries from "@kiln/domain/webhook/WebhookDeliveries"
+import * as WebhookEvents from "@kiln/domain/webhook/WebhookEvents"
+import * as Webhooks from "@kiln/domain/webhook/Webhooks"
+import { WebhookSettings } from "@kiln/domain/webhook/WebhookSettings"
+import * as NodeHookTransport from "./platform/NodeHookTransport.ts"
+import * as NodeMac from "./platform/NodeMac.ts"
 import { KilnConfig } from "./config/KilnConfig.ts"
 import * as NodeDigest from "./platform/NodeDigest.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
@@ -69,14 +75,25 @@ export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer)
     // Organizations are user rows, written through the same UserStore.
     OrganizationStoreSql.layer.pipe(Layer.provide(UserStoreSql.layer)),
     TeamStoreSql.layer,
-    WebhookStoreSql.layer
+    WebhookStoreSql.layer,
+    WebhookDeliveryStoreSql.layer
   )))
   .pipe(Layer.merge(QuotaStoreSql.layer))
   .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryRedirectStoreSql.layer, RepositoryTransactionsSql.layer)))
   .pipe(Layer.merge(Layer.mergeAll(BranchStoreSql.layer, CommitStatusStoreSql.layer)))
   .pipe(Layer.merge(Layer.mergeAll(ReleaseStoreSql.layer, PackageStoreSql.layer)))
 
-export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto)
+export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto, NodeMac.layer)
+
+/** `KILN_WEBHOOK_*`; an embedding without a KilnConfig has Forgejo's defaults. */
+const WebhookSettingsLive = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>
+  Option.match(config, { onNone: () => Layer.empty, onSome: (settings) => Layer.succeed(WebhookSettings, settings.webhook) })))
+
+/** Webhooks: the hooks, the deliveries events leave behind, and the sending of them. */
+export const WebhooksLive = Layer.mergeAll(Webhooks.layer, WebhookEvents.layer, WebhookDeliveries.layer).pipe(
+  Layer.provide(NodeHookTransport.layer),
+  Layer.provide(WebhookSettingsLive)
+)
 
 /**
  * Bare repositories under `<KILN_DATA_DIR>/repositories` (`./data` for an embedding without a
@@ -124,6 +141,8 @@ export const RepositoryContent = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
     RepositoryStorage,
     ArchiveCache,
     GitTransfersLive(root, { maxSize: policy.maxSize }),
+    // What a push brought, for its webhook payloads.
+    GitPushCommitsLive(root),
     Layer.succeed(MigrationSettings, policy)
   )
 }))
@@ -215,7 +234,8 @@ export const Services = Layer.mergeAll(
   AccessTokens.layer,
   Authentication.layer.pipe(Layer.provide(Layer.merge(SignInLimitsLive, PasswordDerivationsLive)))
 )
-  .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, OrgWebhooks.layer, DeletionGuards)))
+  .pipe(Layer.merge(Layer.mergeAll(Organizations.layer, Teams.layer, OrgMembers.layer, DeletionGuards)))
+  .pipe(Layer.merge(WebhooksLive))
   .pipe(Layer.merge(Layer.provideMerge(QuotaEnforcement.layer, QuotaService.layer).pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
   .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))

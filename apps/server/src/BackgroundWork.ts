@@ -1,6 +1,7 @@
 /**
- * This process's job worker, with every periodic task of the application: each runs once per due
- * time across all processes on the database (PeriodicTask), whichever process takes it: the job
+ * This process's job worker, alongside every other Kiln process on the database: webhook
+ * deliveries (and their history pruning), and every periodic task of the application, each run
+ * once per due time across all processes (PeriodicTask), whichever process takes it: the job
  * history cleanup, the archive cache's pass over the disk, and ANALYZE on the embedded database.
  */
 import { Effect, Layer } from "effect"
@@ -8,6 +9,7 @@ import { join } from "node:path"
 import type { SqlClient } from "effect/sql"
 import type { Jobs } from "@kiln/domain/coordination/Jobs"
 import type * as PeriodicTask from "@kiln/domain/coordination/PeriodicTask"
+import { WebhookDeliveries } from "@kiln/domain/webhook/WebhookDeliveries"
 import { archivePruningTask } from "@kiln/git"
 import { type Client, EmbeddedStatistics } from "@kiln/postgres"
 import * as Coordination from "@kiln/postgres/coordination/Coordination"
@@ -16,22 +18,24 @@ import type * as JobsSql from "@kiln/postgres/coordination/JobsSql"
 import * as JobWorker from "@kiln/postgres/coordination/JobWorker"
 import { KilnConfig } from "./config/KilnConfig.ts"
 
-export const layer: Layer.Layer<never, never, Client | Jobs | JobsSql.JobWakeUp | KilnConfig> = Layer.unwrap(
+export const layer: Layer.Layer<never, never, Client | Jobs | JobsSql.JobWakeUp | KilnConfig | WebhookDeliveries> = Layer.unwrap(
   Effect.gen(function*() {
     const server = yield* Coordination.acrossProcesses
     const config = yield* KilnConfig
+    const deliveries = yield* WebhookDeliveries
     const archives = archivePruningTask(join(config.dataDir, "archives"), config.archiveCacheMaxSize)
     // A server's autovacuum keeps its statistics; the embedded database needs ANALYZE.
     const tasks: ReadonlyArray<PeriodicTask.PeriodicTask<SqlClient.SqlClient>> = server
       ? [JobHistory.task(), archives]
       : [JobHistory.task(), archives, EmbeddedStatistics.task()]
     const scheduled = Layer.effectDiscard(Effect.gen(function*() {
+      yield* deliveries.schedule
       yield* Effect.forEach(tasks, (task) => task.schedule, { discard: true })
       // The embedded database serves this process alone: its first statistics need not wait for a due time.
       if (!server) yield* Effect.forkScoped(EmbeddedStatistics.analyzeNow)
     }))
     return Layer.merge(
-      JobWorker.layer(tasks.map((task) => task.handler), { ...JobWorker.defaultOptions, listen: server }),
+      JobWorker.layer([...deliveries.handlers, ...tasks.map((task) => task.handler)], { ...JobWorker.defaultOptions, listen: server }),
       scheduled
     )
   })

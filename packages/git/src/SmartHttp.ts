@@ -35,7 +35,8 @@ export interface GitAccessRequest {
 }
 
 export type GitAccessDecision =
-  | { readonly kind: "allowed"; readonly path: string }
+  /** `pusher`: the account id a push is made by, handed to `afterPush`. */
+  | { readonly kind: "allowed"; readonly path: string; readonly pusher?: number | undefined }
   | { readonly kind: "unauthorized" }
   | { readonly kind: "forbidden" }
   | { readonly kind: "not-found" }
@@ -53,6 +54,8 @@ export interface Push {
   readonly path: string
   /** What the push changed, in ref name order (never empty). */
   readonly updates: ReadonlyArray<RefUpdate>
+  /** Who pushed, as the authorization said. */
+  readonly pusher: number | undefined
 }
 
 /** The repository a push goes to. */
@@ -253,7 +256,14 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     if (code !== 0) reportError(new Error(`git ${service} exited ${code}: ${git.stderr()}`), route)
   }
 
-  const receivePack = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string | undefined) => {
+  const receivePack = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: SmartHttpRoute,
+    path: string,
+    protocol: string | undefined,
+    pusher: number | undefined
+  ) => {
     const failed: Array<unknown> = []
     await writeSection({ owner: route.owner, repo: route.repo, path }, async () => {
       // In the section nothing else pushes here, so the difference is exactly this push.
@@ -264,7 +274,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         // Even when the client vanished mid-push, refs git did update must reach the caller.
         const updates = diffRefs(before, await readRefs(command, path))
         if (updates.length > 0) {
-          await options.afterPush({ owner: route.owner, repo: route.repo, path, updates }).catch((error: unknown) => {
+          await options.afterPush({ owner: route.owner, repo: route.repo, path, updates, pusher }).catch((error: unknown) => {
             failed.push(error)
             throw error
           })
@@ -328,7 +338,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     const protocol = gitProtocol(req)
     if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol)
     if (service === "git-upload-pack") return exchange(req, res, route, service, decision.path, protocol)
-    return receivePack(req, res, route, decision.path, protocol)
+    return receivePack(req, res, route, decision.path, protocol, decision.pusher)
   }
 
   return (req: IncomingMessage, res: ServerResponse): void => {

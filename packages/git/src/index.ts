@@ -15,3 +15,4 @@ export { GitArchivesLive, makeGitArchives, type GitArchivesOptions } from "./Git
 export { GitTransfersLive, makeGitTransfers, type GitTransfersOptions } from "./GitTransfersLive.ts"
 export { makeRepositoryDirectories, RepositoryDirectoriesLive } from "./RepositoryDirectoriesLive.ts"
 export { type RepositorySnapshot, type SnapshotFile, snapshotRepository } from "./RepositorySnapshot.ts"
+export { GitPushCommitsLive } from "./GitPushCommitsLive.ts"

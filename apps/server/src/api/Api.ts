@@ -20,6 +20,7 @@ import { OrgQuotaApi } from "./QuotaOrgApi.ts"
 import { UserQuotaApi } from "./QuotaUsageApi.ts"
 import { UsersApi } from "./UsersApi.ts"
 import { OrgReposApi } from "./OrgReposApi.ts"
+import { RepoHooksApi } from "./RepoHooksApi.ts"
 import { ReposApi } from "./ReposApi.ts"
 import { UserReposApi } from "./UserReposApi.ts"
 
@@ -31,7 +32,7 @@ export class Api extends HttpApi.make("kiln")
   .add(QuotaAdminApi, UserQuotaApi)
   .add(OrgQuotaApi)
   .add(ReposApi, UserReposApi, OrgReposApi)
-  .add(BranchesApi, CommitStatusesApi)
+  .add(BranchesApi, CommitStatusesApi, RepoHooksApi)
   .add(ArchiveApi, EditorConfigApi, ForkApi, MigrateApi)
   .add(ReleasesApi, PackagesApi)
   .middleware(BindingErrors)

@@ -1,4 +1,4 @@
-/** Webhooks of an organization, for its owners (api-facts §5.4), in the "organization" group. */
+/** Webhooks of an organization and their deliveries, for its owners (api-facts §5.4), in the "organization" group. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ApiBadRequest, ApiNotFound, ApiValidationFailed } from "../http/ApiErrors.ts"
@@ -6,9 +6,11 @@ import { OrgAssignment, OrgGate } from "../http/OrgAssignment.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { CreateHookOption, EditHookOption, HookJson } from "../wire/Hook.ts"
 import { PagingQuery } from "./QueryParams.ts"
+import * as Deliveries from "./HookDeliveriesApi.ts"
 
 const org = { org: Schema.String }
-const hook = { ...org, id: Schema.String.annotate({ format: "int64", description: "id of the hook" }) }
+const hook = { ...org, id: Deliveries.hookIdParam }
+const delivery = { ...hook, delivery_id: Deliveries.deliveryIdParam }
 
 export const OrgHookEndpoints = [
   HttpApiEndpoint.get("orgListHooks", "/orgs/:org/hooks", {
@@ -42,5 +44,16 @@ export const OrgHookEndpoints = [
     success: HttpApiSchema.NoContent,
     error: ApiNotFound
   }).middleware(OrgAssignment).annotate(OrgGate, ["token", "owner"])
-    .annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, "Delete a hook")
+    .annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, "Delete a hook"),
+  HttpApiEndpoint.get("orgListHookDeliveries", "/orgs/:org/hooks/:id/deliveries", { params: hook, ...Deliveries.listDeliveries })
+    .middleware(OrgAssignment).annotate(OrgGate, ["token", "owner"])
+    .annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, Deliveries.LIST_SUMMARY),
+  HttpApiEndpoint.get("orgGetHookDelivery", "/orgs/:org/hooks/:id/deliveries/:delivery_id", { params: delivery, ...Deliveries.getDelivery })
+    .middleware(OrgAssignment).annotate(OrgGate, ["token", "owner"])
+    .annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, Deliveries.GET_SUMMARY),
+  HttpApiEndpoint.post("orgRedeliverHookDelivery", "/orgs/:org/hooks/:id/deliveries/:delivery_id/attempts", {
+    params: delivery,
+    ...Deliveries.redeliver
+  }).middleware(OrgAssignment).annotate(OrgGate, ["token", "owner"])
+    .annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, Deliveries.REDELIVER_SUMMARY)
 ] as const

@@ -4,6 +4,8 @@
  */
 import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import { IpNetwork } from "effect/net"
+import { DEFAULT_ALLOWED_HOSTS } from "@kiln/domain/webhook/AllowedHosts"
+import type { WebhookSettingsShape } from "@kiln/domain/webhook/WebhookSettings"
 
 export interface KilnSettings {
   readonly httpHost: string
@@ -74,6 +76,8 @@ export interface KilnSettings {
   readonly cors: CorsSettings
   /** When set, `GET /metrics` serves Prometheus metrics to `Authorization: Bearer <token>`; otherwise it does not exist. */
   readonly metricsToken: Option.Option<Redacted.Redacted<string>>
+  /** KILN_WEBHOOK_*: delivery timeout, retries, history and allowed targets (durations in milliseconds). */
+  readonly webhook: WebhookSettingsShape
 }
 
 export interface CorsSettings {
@@ -119,6 +123,13 @@ const byteCount = positiveCount
 /** A whole number of things (or bytes), zero allowed. */
 const count = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name).pipe(Config.withDefault(fallback))
+
+/** Seconds (fractions allowed) as milliseconds. */
+const seconds = (name: string, fallback: number) =>
+  Config.schema(Schema.Finite.check(Schema.isGreaterThan(0)), name).pipe(
+    Config.withDefault(fallback),
+    Config.map((value) => Math.round(value * 1000))
+  )
 
 /** Reads one setting; on failure records the problem and yields undefined. */
 const readEach = Effect.fnUntraced(function*<A>(
@@ -207,6 +218,19 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   if (metricsToken !== undefined && Option.isSome(metricsToken) && Redacted.value(metricsToken.value).trim() === "") {
     problems.push("KILN_METRICS_TOKEN: must not be empty (leave it unset to turn /metrics off)")
   }
+  const webhookTimeout = yield* readEach(problems, "KILN_WEBHOOK_DELIVER_TIMEOUT", seconds("KILN_WEBHOOK_DELIVER_TIMEOUT", 5))
+  const webhookRetryDelay = yield* readEach(problems, "KILN_WEBHOOK_RETRY_DELAY", seconds("KILN_WEBHOOK_RETRY_DELAY", 10))
+  const webhookMaxAttempts = yield* readEach(problems, "KILN_WEBHOOK_MAX_ATTEMPTS", byteCount("KILN_WEBHOOK_MAX_ATTEMPTS", 8))
+  const webhookHistoryDays = yield* readEach(
+    problems,
+    "KILN_WEBHOOK_HISTORY_DAYS",
+    Config.schema(Schema.Finite.check(Schema.isGreaterThan(0)), "KILN_WEBHOOK_HISTORY_DAYS").pipe(Config.withDefault(7))
+  )
+  const webhookAllowedHosts = yield* readEach(
+    problems,
+    "KILN_WEBHOOK_ALLOWED_HOSTS",
+    Config.String("KILN_WEBHOOK_ALLOWED_HOSTS").pipe(Config.withDefault(DEFAULT_ALLOWED_HOSTS))
+  )
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {
@@ -236,7 +260,9 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     rateLimitAuthenticated === undefined || rateLimitAnonymous === undefined || rateLimitSearch === undefined ||
     rateLimitAdmins === undefined || corsEnabled === undefined || corsOrigins === undefined || corsMethods === undefined ||
     corsHeaders === undefined || corsMaxAge === undefined || corsAllowCredentials === undefined ||
-    metricsToken === undefined
+    metricsToken === undefined ||
+    webhookTimeout === undefined || webhookRetryDelay === undefined || webhookMaxAttempts === undefined ||
+    webhookHistoryDays === undefined || webhookAllowedHosts === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -290,7 +316,15 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
       maxAge: corsMaxAge,
       allowCredentials: corsAllowCredentials
     },
-    metricsToken
+    metricsToken,
+    webhook: {
+      deliverTimeout: webhookTimeout,
+      retryDelay: webhookRetryDelay,
+      maxAttempts: webhookMaxAttempts,
+      historyDays: webhookHistoryDays,
+      // Forgejo's empty list means the default.
+      allowedHosts: webhookAllowedHosts.trim() === "" ? DEFAULT_ALLOWED_HOSTS : webhookAllowedHosts
+    }
   }
 })
 

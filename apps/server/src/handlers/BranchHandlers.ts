@@ -14,6 +14,7 @@ import { ApiLocked } from "../http/ApiErrors.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { type BranchView, toBranchJson } from "../wire/Branch.ts"
+import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const BranchHandlers = HttpApiBuilder.group(Api, "repositoryBranches", Effect.fnUntraced(function*(handlers) {
@@ -21,6 +22,7 @@ export const BranchHandlers = HttpApiBuilder.group(Api, "repositoryBranches", Ef
   const branches = yield* Branches
   const users = yield* UserStore
   const signingKeys = yield* SigningKeys
+  const changes = yield* makeChangeEvents
 
   const failure = (error: CreateBranchFailure | DeleteBranchFailure) => {
     switch (error._tag) {
@@ -93,19 +95,30 @@ export const BranchHandlers = HttpApiBuilder.group(Api, "repositoryBranches", Ef
     .handle("repoCreateBranch", ({ params, payload }) =>
       Effect.gen(function*() {
         const target = yield* lookup(params)
-        yield* requireSignedIn
-        const branch = yield* branches.create(target, {
-          newBranchName: payload.new_branch_name ?? "",
-          oldRefName: payload.old_ref_name ?? "",
-          oldBranchName: payload.old_branch_name ?? ""
-        }).pipe(Effect.mapError(failure))
+        const principal = yield* requireSignedIn
+        const branch = yield* changes.afterGit(
+          branches.create(target, {
+            newBranchName: payload.new_branch_name ?? "",
+            oldRefName: payload.old_ref_name ?? "",
+            oldBranchName: payload.old_branch_name ?? ""
+          }).pipe(Effect.mapError(failure)),
+          (created) => changes.branchCreated(target, principal.user, created.name, created.commitId)
+        )
         return yield* render(target, branch)
       }))
     .handle("repoDeleteBranch", ({ params }) =>
       Effect.gen(function*() {
         const target = yield* lookup(params)
-        yield* requireSignedIn
-        yield* branches.remove(target, branchName(params)).pipe(Effect.mapError(failure))
+        const principal = yield* requireSignedIn
+        const name = branchName(params)
+        const before = yield* Effect.option(branches.get(target, name))
+        yield* changes.afterGit(
+          branches.remove(target, name).pipe(Effect.mapError(failure)),
+          () =>
+            Option.isSome(before)
+              ? changes.branchDeleted(target, principal.user, name, before.value.commitId)
+              : Effect.succeed({ source: target, events: [] })
+        )
       }))
     .handle("repoSigningKey", ({ params }) =>
       Effect.gen(function*() {

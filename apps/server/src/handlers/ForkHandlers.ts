@@ -9,11 +9,13 @@ import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { callerIsPublicOnly } from "../http/PublicOnlyToken.ts"
 import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
+import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.fnUntraced(function*(handlers) {
   const { repositories, lookup, failure, render } = yield* makeRepoRequests
   const users = yield* UserStore
+  const changes = yield* makeChangeEvents
 
   return handlers
     .handle("listForks", ({ params, query }) =>
@@ -42,10 +44,13 @@ export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.f
           ? Option.some(principal.user)
           : yield* users.findByName(payload.organization)
         if (Option.isSome(owner)) yield* requireWithinQuota(owner.value, "size:repos:all")
-        const fork = yield* repositories.fork(principal.user, target, {
-          organization: payload.organization,
-          name: payload.name
-        }).pipe(Effect.mapError(failure))
+        const fork = yield* changes.run(
+          repositories.fork(principal.user, target, { organization: payload.organization, name: payload.name }).pipe(
+            Effect.mapError(failure)
+          ),
+          (forked) =>
+            Effect.andThen(changes.emit(forked, changes.forkCreated(forked, principal.user)), changes.forked(target, forked, principal.user))
+        )
         return render(fork)
       }))
 }))

@@ -172,4 +172,7 @@ export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUn
     .handle("orgGetHook", hooks.orgGetHook)
     .handle("orgEditHook", hooks.orgEditHook)
     .handle("orgDeleteHook", hooks.orgDeleteHook)
+    .handle("orgListHookDeliveries", hooks.orgListHookDeliveries)
+    .handle("orgGetHookDelivery", hooks.orgGetHookDelivery)
+    .handle("orgRedeliverHookDelivery", hooks.orgRedeliverHookDelivery)
 }))

@@ -18,6 +18,7 @@ import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
 import { attachmentUrl, toAttachmentJson } from "../wire/Attachment.ts"
 import { ReleaseJson, toAssetsJson, toReleaseJson } from "../wire/Release.ts"
+import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 type ReleaseError =
@@ -45,6 +46,7 @@ const EXCLUSIVE_MESSAGE = "'attachment' and 'external_url' are mutually exclusiv
 
 export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUntraced(function*(handlers) {
   const { errors, config, urls, lookup } = yield* makeRepoRequests
+  const changes = yield* makeChangeEvents
   const releases = yield* Releases
 
   /**
@@ -166,8 +168,10 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
     .handle("repoCreateRelease", ({ params, payload }) =>
       Effect.gen(function*() {
         const { target, doer } = yield* lookupSigned(params)
-        const created = yield* releases.create(doer, target, { tagName: payload.tag_name, ...releaseInput(payload) }).pipe(
-          Effect.mapError(failure(422))
+        const tagExisted = yield* changes.tagExists(target, payload.tag_name)
+        const created = yield* changes.run(
+          releases.create(doer, target, { tagName: payload.tag_name, ...releaseInput(payload) }).pipe(Effect.mapError(failure(422))),
+          (details) => changes.releasePublished(target, doer, details, !tagExisted)
         )
         return toReleaseJson(created, target, urls)
       }))
@@ -187,13 +191,22 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
       Effect.gen(function*() {
         const { target, doer } = yield* lookupSigned(params)
         const input = { tagName: payload.tag_name, ...releaseInput(payload) }
-        const edited = yield* releases.edit(doer, target, formInt(params.id), input).pipe(Effect.mapError(failure(422)))
+        const before = yield* Effect.option(releases.get(target, formInt(params.id)))
+        const wasDraft = Option.isSome(before) && before.value.release.isDraft
+        const edited = yield* changes.run(
+          releases.edit(doer, target, formInt(params.id), input).pipe(Effect.mapError(failure(422))),
+          (details) => changes.release(target, doer, details, wasDraft ? "published" : "updated")
+        )
         return toReleaseJson(edited, target, urls)
       }))
     .handle("repoDeleteRelease", ({ params }) =>
       Effect.gen(function*() {
         const { target, doer } = yield* lookupSigned(params)
-        yield* releases.remove(doer, target, formInt(params.id)).pipe(Effect.mapError(failure(422)))
+        const before = yield* Effect.option(releases.get(target, formInt(params.id)))
+        yield* changes.run(
+          releases.remove(doer, target, formInt(params.id)).pipe(Effect.mapError(failure(422))),
+          () => Option.isSome(before) ? changes.release(target, doer, before.value, "deleted") : Effect.succeed({ source: target, events: [] })
+        )
       }))
     .handle("repoListReleaseAttachments", ({ params }) =>
       Effect.gen(function*() {

@@ -14,10 +14,12 @@ import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
 import { refusePublicOnlyRepository } from "../http/PublicOnlyToken.ts"
 import { RepositoryJson, SearchResultsJson, toCollaboratorPermissionJson } from "../wire/Repository.ts"
 import { userJsonFor } from "../wire/User.ts"
+import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, urls, publicOnly, failure, lookup, render } = yield* makeRepoRequests
+  const changes = yield* makeChangeEvents
   const users = yield* UserStore
 
   /** Collaborator routes name a user who must exist: 422 otherwise (404 on the permission route). */
@@ -112,7 +114,9 @@ export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUnt
     .handle("repoDelete", ({ params }) =>
       Effect.gen(function*() {
         const { target, doer } = yield* lookupSigned(params)
-        yield* repositories.remove(doer, target).pipe(Effect.mapError(failure))
+        const deleted = changes.repositoryDeleted(target, doer)
+        yield* changes.run(repositories.remove(doer, target).pipe(Effect.mapError(failure)), () =>
+          Effect.succeed({ source: target, events: [deleted] }))
       }))
     .handle("repoListCollaborators", ({ params, query }) =>
       Effect.gen(function*() {

@@ -8,10 +8,12 @@ import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { refusePublicOnlyOrganization } from "../http/PublicOnlyToken.ts"
 import { requireWithinQuota } from "../http/QuotaGate.ts"
+import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, publicOnly, failure, render } = yield* makeRepoRequests
+  const changes = yield* makeChangeEvents
 
   /**
    * The organization as `/orgs/{org}` routes load it (404 `GetOrgByName` whoever asks); `visible`
@@ -29,7 +31,10 @@ export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUn
     Effect.gen(function*() {
       const principal = yield* requireSignedIn
       yield* requireWithinQuota(org, "size:repos:all")
-      const created = yield* repositories.create(principal.user, org, createInput(payload)).pipe(Effect.mapError(failure))
+      const created = yield* changes.run(
+        repositories.create(principal.user, org, createInput(payload)).pipe(Effect.mapError(failure)),
+        (repository) => changes.repositoryCreated(repository, principal.user)
+      )
       return render(created)
     })
 

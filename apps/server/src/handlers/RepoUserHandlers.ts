@@ -8,10 +8,12 @@ import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { refusePublicOnlyUser } from "../http/PublicOnlyToken.ts"
 import { requireWithinQuota } from "../http/QuotaGate.ts"
+import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, publicOnly, failure, render } = yield* makeRepoRequests
+  const changes = yield* makeChangeEvents
   const users = yield* UserStore
 
   return handlers
@@ -30,8 +32,9 @@ export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fn
       Effect.gen(function*() {
         const principal = yield* requireSignedIn
         yield* requireWithinQuota(principal.user, "size:repos:all")
-        const created = yield* repositories.create(principal.user, principal.user, createInput(payload)).pipe(
-          Effect.mapError(failure)
+        const created = yield* changes.run(
+          repositories.create(principal.user, principal.user, createInput(payload)).pipe(Effect.mapError(failure)),
+          (repository) => changes.repositoryCreated(repository, principal.user)
         )
         return render(created)
       }))

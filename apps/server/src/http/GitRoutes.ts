@@ -14,7 +14,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect, Option, Redacted, Result } from "effect"
+import { Cause, Effect, Option, Redacted, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { hasScopes, isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
 import { Authentication, type Principal } from "@kiln/domain/auth/Authentication"
@@ -23,6 +23,9 @@ import { atLeast } from "@kiln/domain/org/AccessMode"
 import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
 import { Repositories } from "@kiln/domain/repo/Repositories"
 import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
+import { UserStore } from "@kiln/domain/user/UserStore"
+import type { HookEvent } from "@kiln/domain/webhook/HookEvent"
+import { WebhookEvents } from "@kiln/domain/webhook/WebhookEvents"
 import {
   type GitAccessDecision,
   type GitAccessRequest,
@@ -33,6 +36,7 @@ import {
   repositoryPath
 } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
+import { makeHookPayloads } from "../webhooks/HookPayloads.ts"
 
 /** Answers a request the API did not route, when it is a smart HTTP request; undefined otherwise. */
 export type GitFallback = (
@@ -64,6 +68,9 @@ export const make = Effect.gen(function*() {
   const store = yield* RepositoryStore
   const branches = yield* Branches
   const quotas = yield* QuotaEnforcement
+  const users = yield* UserStore
+  const webhookEvents = yield* WebhookEvents
+  const payloads = yield* makeHookPayloads
   const services = yield* Effect.context<never>()
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
   // The same directory the GitStorage adapter keeps repositories in (Application.ts).
@@ -121,7 +128,7 @@ export const make = Effect.gen(function*() {
       if (!pull && ((!atLeast(code, "write") && !admin) || repository.isMirror)) return forbidden
       // Forgejo's githttp: a push (its advertisement as well) to an owner over quota is refused.
       if (!pull && Result.isFailure(yield* Effect.result(quotas.require(owner, "size:repos:all")))) return quotaExceeded
-      return allowed(path)
+      return pull ? allowed(path) : { ...allowed(path), pusher: principal.value.user.id }
     })
 
   /**
@@ -135,13 +142,29 @@ export const make = Effect.gen(function*() {
       return yield* Effect.result(Option.isNone(found) ? pushing : branches.changeSection(found.value, pushing))
     })).then((result) => Result.isSuccess(result) ? result.success : Promise.reject(result.failure))
 
-  /** One step after each push, inside its write section: the record, then the branch table. */
+  /**
+   * One step after each push, inside its write section: the record, the branch table, then the
+   * webhook deliveries of the push (in one transaction of their own). The push is git's and done
+   * by now: no transaction can include it, so none is held across the branch table's git reads
+   * and its lock (on the embedded database that would keep its one connection from everyone).
+   */
   const afterPush = (push: Push) =>
     Effect.gen(function*() {
       const found = yield* store.find(push.owner, push.repo)
       if (Option.isNone(found)) return
       const repository = yield* repositories.recordPush(found.value.repository.id).pipe(Effect.orDie)
-      yield* branches.recordPush({ ...found.value, repository }, push.updates)
+      const owned = { ...found.value, repository }
+      const pusher = push.pusher === undefined ? Option.none() : yield* users.findById(push.pusher)
+      const events: ReadonlyArray<HookEvent> = Option.isNone(pusher) ? [] : yield* Effect.forEach(
+        push.updates,
+        (update) => payloads.refEvents(owned, pusher.value, update)
+      ).pipe(
+        Effect.map((perRef) => perRef.flat()),
+        // The push happened whatever its payloads: the branch table must still follow it.
+        Effect.catchCause((cause) => Effect.as(Effect.logError("webhook events of a push not built", Cause.pretty(cause)), []))
+      )
+      yield* branches.recordPush(owned, push.updates)
+      yield* webhookEvents.emit({ repositoryId: repository.id, ownerId: owned.owner.id }, events)
     })
 
   const handler = makeSmartHttpHandler({

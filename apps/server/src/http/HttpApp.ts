@@ -11,6 +11,7 @@ import { KilnConfig, proxyNetwork } from "../config/KilnConfig.ts"
 import { AdminUnadoptedHandlers } from "../handlers/AdminUnadoptedHandlers.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
 import { ArchiveHandlers } from "../handlers/ArchiveHandlers.ts"
+import { RepoHookHandlers } from "../handlers/RepoHookHandlers.ts"
 import { BranchHandlers } from "../handlers/BranchHandlers.ts"
 import { CommitStatusHandlers } from "../handlers/CommitStatusHandlers.ts"
 import { EditorConfigHandlers } from "../handlers/EditorConfigHandlers.ts"
@@ -67,7 +68,7 @@ const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
   .pipe(Layer.merge(AdminUnadoptedHandlers))
 
 const RepoGroups = Layer.mergeAll(RepoHandlers, RepoUserHandlers, RepoOrgHandlers)
-const GitGroups = Layer.mergeAll(BranchHandlers, CommitStatusHandlers)
+const GitGroups = Layer.mergeAll(BranchHandlers, CommitStatusHandlers, RepoHookHandlers)
 const ContentGroups = Layer.mergeAll(ArchiveHandlers, EditorConfigHandlers, ForkHandlers, MigrateHandlers)
   .pipe(Layer.provide(EditorConfigMatcherLive.layer))
 const AssetGroups = Layer.mergeAll(ReleaseHandlers, PackageHandlers)

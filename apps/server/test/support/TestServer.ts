@@ -12,6 +12,7 @@ import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as AdminBootstrap from "../../src/AdminBootstrap.ts"
+import * as BackgroundWork from "../../src/BackgroundWork.ts"
 import * as Application from "../../src/Application.ts"
 import { KilnConfig, type KilnSettings } from "../../src/config/KilnConfig.ts"
 import * as HttpApp from "../../src/http/HttpApp.ts"
@@ -62,6 +63,8 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   rateLimitAdmins: false,
   trustedProxies: [],
   cors: { enabled: false, allowOrigins: ["*"], methods: ["GET"], headers: [], maxAge: 600, allowCredentials: false },
+  // Receivers in the tests listen on loopback; retries come quickly.
+  webhook: { deliverTimeout: 2_000, retryDelay: 200, maxAttempts: 3, historyDays: 7, allowedHosts: "loopback" },
   ...overrides
 })
 
@@ -84,6 +87,7 @@ export const ApplicationLive = applicationLive(TEST_SCRYPT_COST)
 export const layer = (overrides: Partial<KilnSettings> = {}, options: { readonly scryptCost?: number } = {}) =>
   HttpApp.layer.pipe(
     Layer.provide(AdminBootstrap.layer),
+    Layer.provide(BackgroundWork.layer),
     Layer.provideMerge(MarkdownRenderer.layer),
     Layer.provideMerge(options.scryptCost === undefined ? ApplicationLive : applicationLive(options.scryptCost)),
     Layer.provideMerge(SigningKey.layer),

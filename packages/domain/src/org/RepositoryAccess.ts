@@ -71,7 +71,7 @@ const noUnits = (): Record<UnitKey, AccessMode> => ({
 const noAccess: RepositoryAccess = { mode: "none", units: noUnits(), hasAccess: false }
 
 /** The same level on every enabled unit (Forgejo's permission without a units map). */
-const uniform = (mode: AccessMode, enabled: ReadonlyArray<UnitKey>): RepositoryAccess => {
+export const uniform = (mode: AccessMode, enabled: ReadonlyArray<UnitKey>): RepositoryAccess => {
   const units = noUnits()
   for (const unit of enabled) units[unit] = mode
   return { mode, units, hasAccess: atLeast(mode, "read") }

@@ -1,6 +1,6 @@
 /**
- * Webhooks of an owner (here: organizations): what a hook is, what Forgejo's API accepts when one
- * is created or edited, and how it is listed. Delivery is not part of this.
+ * Webhooks of an organization or a repository: what a hook is, what Forgejo's API accepts when one
+ * is created or edited, and how it is listed. Delivery is in ../webhook.
  * [routers/api/v1/utils/hook.go, models/webhook/webhook.go, modules/webhook/{type,structs}.go,
  * services/webhook/general.go ToHook]
  */
@@ -76,7 +76,10 @@ export interface SlackSettings {
 
 export interface Webhook {
   readonly id: number
-  readonly ownerId: number
+  /** Set for an organization's hook. */
+  readonly ownerId: number | undefined
+  /** Set for a repository's hook. */
+  readonly repositoryId: number | undefined
   readonly type: HookType
   readonly url: string
   readonly contentType: HookContentType
@@ -227,7 +230,7 @@ const slackSettings = (config: Readonly<Record<string, string>>, channel: string
 })
 
 /** A validated CreateHookOption: everything a new hook needs but its owner and times. */
-export type HookDraft = Omit<NewWebhook, "ownerId" | "createdAt" | "updatedAt">
+export type HookDraft = Omit<NewWebhook, "ownerId" | "repositoryId" | "createdAt" | "updatedAt">
 
 /**
  * Checks a CreateHookOption as Forgejo does, in its order, with its texts (all 422 unless noted):

@@ -22,6 +22,7 @@ import { Digest } from "effect/crypto"
 import { Base64 } from "effect/encoding"
 import { Invalid } from "../errors.ts"
 import { trimGoSpace } from "./UserName.ts"
+import { utf8Bytes } from "../Utf8.ts"
 
 /** The key size check's name for a key type (Forgejo's `[ssh.minimum_key_sizes]` keys). */
 export type SshKeyKind = "rsa" | "dsa" | "ecdsa" | "ed25519" | "ecdsa-sk" | "ed25519-sk"
@@ -56,20 +57,6 @@ export const defaultSshKeySizePolicy: SshKeySizePolicy = {
 
 // ---------------------------------------------------------------------------------------------
 // Bytes and Go's base64
-
-const utf8Bytes = (text: string): Array<number> => {
-  const bytes: Array<number> = []
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0
-    if (code < 0x80) bytes.push(code)
-    else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f))
-    else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f))
-    else {
-      bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f))
-    }
-  }
-  return bytes
-}
 
 // Only used for messages; key type names are ASCII.
 const asciiText = (bytes: Uint8Array): string =>

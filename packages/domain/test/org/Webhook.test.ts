@@ -19,6 +19,7 @@ const config = { url: "http://example.com/hook", content_type: "json" }
 const hook: Webhook = {
   id: 4,
   ownerId: 3,
+  repositoryId: undefined,
   type: "gitea",
   url: "http://example.com/hook",
   contentType: "json",

@@ -78,7 +78,7 @@ export const layer = <R>(
           SELECT id FROM jobs
           WHERE done_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
             AND kind IN (SELECT kind FROM leases)
-          ORDER BY run_at
+          ORDER BY run_at, id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
         RETURNING jobs.id, jobs.kind, jobs.key, jobs.payload::text AS payload, jobs.attempts,

@@ -10,6 +10,7 @@ import usageTotals from "./0007_usage_totals.ts"
 import repositorySearch from "./0008_repository_search.ts"
 import repositoryRedirects from "./0009_repository_redirects.ts"
 import jobs from "./0010_jobs.ts"
+import webhookDeliveries from "./0011_webhook_deliveries.ts"
 import branchSyncPending from "./0012_branch_sync_pending.ts"
 import conditionalRequests from "./0013_conditional_requests.ts"
 
@@ -24,6 +25,7 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0008_repository_search": repositorySearch,
   "0009_repository_redirects": repositoryRedirects,
   "0010_jobs": jobs,
+  "0011_webhook_deliveries": webhookDeliveries,
   "0012_branch_sync_pending": branchSyncPending,
   "0013_conditional_requests": conditionalRequests
 })

@@ -1,4 +1,7 @@
-/** WebhookStore on Postgres: events stored comma-joined; the secret is written and read only by `secretOf`. */
+/**
+ * WebhookStore on Postgres: events stored comma-joined; a hook has an owner or a repository
+ * (migration 0011); the secret is written and read only by `secretOf`.
+ */
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import {
@@ -12,13 +15,14 @@ import {
   type Webhook,
   type WebhookChanges
 } from "@kiln/domain/org/Webhook"
-import { WebhookStore } from "@kiln/domain/org/WebhookStore"
+import { type HookScope, WebhookStore } from "@kiln/domain/org/WebhookStore"
 import { offsetOf } from "@kiln/domain/Paging"
 import { int, totalOf } from "./Rows.ts"
 
 interface WebhookRow {
   readonly id: unknown
   readonly owner_id: unknown
+  readonly repo_id: unknown
   readonly type: string
   readonly url: string
   readonly content_type: string
@@ -36,7 +40,7 @@ interface WebhookRow {
 }
 
 // The secret is deliberately not among them.
-const WEBHOOK_COLUMNS = `id, owner_id, type, url, content_type, events, branch_filter, authorization_header, active,
+const WEBHOOK_COLUMNS = `id, owner_id, repo_id, type, url, content_type, events, branch_filter, authorization_header, active,
   is_system_webhook, slack_channel, slack_username, slack_icon_url, slack_color, created_at, updated_at`
 
 // Only values the domain produced are written, so unknown ones cannot occur; they fall back harmlessly.
@@ -46,7 +50,8 @@ const eventsOf = (text: string): ReadonlyArray<HookEventSwitch> => text.split(",
 
 const toWebhook = (row: WebhookRow): Webhook => ({
   id: int(row.id),
-  ownerId: int(row.owner_id),
+  ownerId: row.owner_id === null ? undefined : int(row.owner_id),
+  repositoryId: row.repo_id === null ? undefined : int(row.repo_id),
   type: typeOf(row.type),
   url: row.url,
   contentType: contentTypeOf(row.content_type),
@@ -86,6 +91,8 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(WEBHOOK_COLUMNS)
     const first = (rows: ReadonlyArray<WebhookRow>) => Option.map(Option.fromNullishOr(rows[0]), toWebhook)
+    const inScope = (scope: HookScope) =>
+      scope.kind === "owner" ? sql`owner_id = ${scope.ownerId}` : sql`repo_id = ${scope.repositoryId}`
     const only = (rows: ReadonlyArray<WebhookRow>) =>
       Option.match(first(rows), { onNone: () => Effect.die("webhook row missing"), onSome: Effect.succeed })
 
@@ -93,7 +100,8 @@ export const layer = Layer.effect(
       insert: (hook) =>
         sql<WebhookRow>`INSERT INTO webhooks ${
           sql.insert({
-            owner_id: hook.ownerId,
+            owner_id: hook.ownerId ?? null,
+            repo_id: hook.repositoryId ?? null,
             type: hook.type,
             secret: hook.secret,
             is_system_webhook: hook.isSystemWebhook,
@@ -106,22 +114,28 @@ export const layer = Layer.effect(
           Effect.orDie,
           Effect.flatMap(only)
         ),
-      findForOwner: (ownerId, id) =>
-        sql<WebhookRow>`SELECT ${columns} FROM webhooks WHERE owner_id = ${ownerId} AND id = ${id}`.pipe(
+      findIn: (scope, id) =>
+        sql<WebhookRow>`SELECT ${columns} FROM webhooks WHERE ${inScope(scope)} AND id = ${id}`.pipe(
           Effect.map(first),
           Effect.orDie
         ),
-      listForOwner: (ownerId, page) =>
+      listIn: (scope, page) =>
         Effect.all([
-          sql<WebhookRow>`SELECT ${columns} FROM webhooks WHERE owner_id = ${ownerId}
+          sql<WebhookRow>`SELECT ${columns} FROM webhooks WHERE ${inScope(scope)}
             ORDER BY id LIMIT ${page.limit} OFFSET ${offsetOf(page)}`,
-          sql<{ total: unknown }>`SELECT count(*) AS total FROM webhooks WHERE owner_id = ${ownerId}`
+          sql<{ total: unknown }>`SELECT count(*) AS total FROM webhooks WHERE ${inScope(scope)}`
         ]).pipe(Effect.map(([rows, counted]) => ({ items: rows.map(toWebhook), total: totalOf(counted) })), Effect.orDie),
-      removeForOwner: (ownerId, id) =>
-        sql<{ id: unknown }>`DELETE FROM webhooks WHERE owner_id = ${ownerId} AND id = ${id} RETURNING id`.pipe(
+      removeIn: (scope, id) =>
+        sql<{ id: unknown }>`DELETE FROM webhooks WHERE ${inScope(scope)} AND id = ${id} RETURNING id`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
         ),
+      activeFor: (repositoryId, ownerId) =>
+        sql<WebhookRow>`SELECT ${columns} FROM webhooks
+          WHERE active AND (repo_id = ${repositoryId} OR owner_id = ${ownerId})
+          ORDER BY repo_id IS NULL, id`.pipe(Effect.map((rows) => rows.map(toWebhook)), Effect.orDie),
+      find: (id) =>
+        sql<WebhookRow>`SELECT ${columns} FROM webhooks WHERE id = ${id}`.pipe(Effect.map(first), Effect.orDie),
       secretOf: (id) =>
         sql<{ secret: string }>`SELECT secret FROM webhooks WHERE id = ${id}`.pipe(
           Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => row.secret)),

@@ -10,13 +10,13 @@ import { OrganizationDeletionGuards, Organizations } from "@kiln/domain/org/Orga
 import * as OrganizationsLive from "@kiln/domain/org/Organizations"
 import { OrgMembers } from "@kiln/domain/org/OrgMembers"
 import * as OrgMembersLive from "@kiln/domain/org/OrgMembers"
-import { OrgWebhooks } from "@kiln/domain/org/OrgWebhooks"
-import * as OrgWebhooksLive from "@kiln/domain/org/OrgWebhooks"
 import { ownsRepositoriesMessage } from "@kiln/domain/org/Organization"
 import { Teams } from "@kiln/domain/org/Teams"
 import * as TeamsLive from "@kiln/domain/org/Teams"
 import { WebhookStore } from "@kiln/domain/org/WebhookStore"
 import { pageRequest } from "@kiln/domain/Paging"
+import { Webhooks } from "@kiln/domain/webhook/Webhooks"
+import * as WebhooksLive from "@kiln/domain/webhook/Webhooks"
 import { newAccount, type User } from "@kiln/domain/user/User"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import type { Visibility } from "@kiln/domain/user/Visibility"
@@ -30,7 +30,7 @@ import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 const Stores = Layer.mergeAll(OrganizationStoreSql.layer, TeamStoreSql.layer, WebhookStoreSql.layer).pipe(
   Layer.provideMerge(UserStoreSql.layer)
 )
-const Services = Layer.mergeAll(OrganizationsLive.layer, TeamsLive.layer, OrgMembersLive.layer, OrgWebhooksLive.layer).pipe(
+const Services = Layer.mergeAll(OrganizationsLive.layer, TeamsLive.layer, OrgMembersLive.layer, WebhooksLive.layer).pipe(
   Layer.provideMerge(Stores)
 )
 const Database = migrations.pipe(Layer.provideMerge(TestDatabase.layer))
@@ -372,8 +372,10 @@ layer(Services.pipe(Layer.provideMerge(Database)), { timeout: "120 seconds" })("
       const sam = yield* newUser("sam")
       const { organization } = yield* newOrg(sam, "hookco")
       const { organization: other } = yield* newOrg(sam, "hookco2")
-      const hooks = yield* OrgWebhooks
-      const created = yield* hooks.create(organization, {
+      const orgScope = { kind: "owner", ownerId: organization.id } as const
+      const otherScope = { kind: "owner", ownerId: other.id } as const
+      const hooks = yield* Webhooks
+      const created = yield* hooks.create(orgScope, {
         type: "gitea",
         config: { url: "https://example.com/hook", content_type: "json", secret: "top-secret" },
         events: ["issues", "push"],
@@ -382,12 +384,12 @@ layer(Services.pipe(Layer.provideMerge(Database)), { timeout: "120 seconds" })("
         active: true
       })
       assert.notInclude(JSON.stringify(created), "top-secret")
-      assert.deepStrictEqual(yield* hooks.get(organization, created.id), created)
+      assert.deepStrictEqual(yield* hooks.get(orgScope, created.id), created)
       const store = yield* WebhookStore
       assert.deepStrictEqual(yield* store.secretOf(created.id), Option.some("top-secret"))
-      assert.strictEqual((yield* Effect.flip(hooks.get(other, created.id)))._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(hooks.get(otherScope, created.id)))._tag, "NotFound")
 
-      const edited = yield* hooks.edit(organization, created.id, { config: { content_type: "form" } })
+      const edited = yield* hooks.edit(orgScope, created.id, { config: { content_type: "form" } })
       assert.deepStrictEqual(edited.events, ["push"])
       assert.strictEqual(edited.contentType, "form")
       assert.strictEqual(edited.branchFilter, "")
@@ -396,17 +398,17 @@ layer(Services.pipe(Layer.provideMerge(Database)), { timeout: "120 seconds" })("
       assert.notInclude(JSON.stringify(edited), "top-secret")
       assert.deepStrictEqual(yield* store.secretOf(created.id), Option.some("top-secret"))
 
-      const slack = yield* hooks.create(organization, {
+      const slack = yield* hooks.create(orgScope, {
         type: "slack",
         config: { url: "https://hooks.slack.com/x", content_type: "json", channel: " #general ", username: "bot" }
       })
       assert.deepStrictEqual(slack.slack, { channel: "#general", username: "bot", iconUrl: "", color: "" })
       assert.isFalse(slack.active)
-      const listed = yield* hooks.list(organization, firstPage)
+      const listed = yield* hooks.list(orgScope, firstPage)
       assert.deepStrictEqual(listed.items.map((h) => h.id), [created.id, slack.id])
       assert.strictEqual(listed.total, 2)
-      yield* hooks.remove(organization, created.id)
-      assert.strictEqual((yield* Effect.flip(hooks.remove(organization, created.id))).message, `webhook does not exist [id: ${created.id}]`)
-      assert.strictEqual((yield* Effect.flip(hooks.edit(organization, created.id, {})))._tag, "NotFound")
+      yield* hooks.remove(orgScope, created.id)
+      assert.strictEqual((yield* Effect.flip(hooks.remove(orgScope, created.id))).message, `webhook does not exist [id: ${created.id}]`)
+      assert.strictEqual((yield* Effect.flip(hooks.edit(orgScope, created.id, {})))._tag, "NotFound")
     }))
 })
