@@ -6,8 +6,8 @@ describe("KILN_WEBHOOK_ALLOWED_HOSTS", () => {
   it("external (the default) allows global unicast addresses only", () => {
     const list = parseAllowedHosts("external")
     expect(allowsConnection(list, "example.com", "93.184.216.34")).toBe(true)
-    expect(allowsConnection(list, "example.com", "2001:db8::1")).toBe(true)
-    for (const address of ["127.0.0.1", "::1", "10.0.0.1", "192.168.1.1", "172.16.0.1", "fd00::1", "169.254.169.254", "0.0.0.0", "::ffff:127.0.0.1"]) {
+    expect(allowsConnection(list, "example.com", "2606:4700:4700::1111")).toBe(true)
+    for (const address of ["127.0.0.1", "::1", "10.0.0.1", "192.168.1.1", "172.16.0.1", "fd00::1", "169.254.169.254", "0.0.0.0", "::ffff:127.0.0.1", "2001:db8::1"]) {
       expect(allowsConnection(list, "attacker.example", address)).toBe(false)
     }
   })
