@@ -330,14 +330,15 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("Forgejo compatibility (is
       }
       const names = (body: unknown) => (body as ReadonlyArray<{ name: string }>).map((repo) => repo.name)
       // orgAssignment does not hide the organization. listUserRepos drops the repositories the caller
-      // cannot read (a private organization's public ones too, for outsiders) but its X-Total-Count
-      // counts the whole queried set: public ones, and private ones for a signed-in caller.
+      // cannot read (a private organization's public ones too, for outsiders). Forgejo's
+      // X-Total-Count counts the whole queried set; Kiln's counts what the caller sees (security
+      // review finding 16: the total told outsiders how many hidden repositories there are).
       const listings: ReadonlyArray<readonly [string, TestServer.Auth | undefined, ReadonlyArray<string>, string]> = [
-        ["p-private", stranger.auth, [], "2"],
-        ["p-private", undefined, [], "1"],
+        ["p-private", stranger.auth, [], "0"],
+        ["p-private", undefined, [], "0"],
         ["p-private", owner.auth, ["closed", "open"], "2"],
-        ["p-limited", stranger.auth, ["open"], "2"],
-        ["p-limited", undefined, [], "1"]
+        ["p-limited", stranger.auth, ["open"], "1"],
+        ["p-limited", undefined, [], "0"]
       ]
       for (const [org, auth, expected, total] of listings) {
         const listed = yield* request("GET", `/api/v1/orgs/${org}/repos`, { auth })

@@ -49,16 +49,23 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("information leaks", (it) 
       const owner = yield* createUser("broken")
       yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name: "damaged", auto_init: true } })
       const path = yield* bareRepositoryPath("broken", "damaged")
-      // The objects go, the refs stay: every read of the branch fails inside git.
+      // The objects go, the refs stay. Reads answer as for a missing ref (404) or from the branch
+      // table; a fork, which copies the repository with git, fails inside git.
       rmSync(join(path, "objects"), { recursive: true, force: true })
       const config = yield* KilnConfig
       const failures = []
-      for (const route of ["/api/v1/repos/broken/damaged/branches/main", "/api/v1/repos/broken/damaged/editorconfig/x.txt"]) {
-        const response = yield* request("GET", route, { auth: owner.auth })
+      const attempts = [
+        request("GET", "/api/v1/repos/broken/damaged/branches/main", { auth: owner.auth }),
+        request("GET", "/api/v1/repos/broken/damaged/editorconfig/x.txt", { auth: owner.auth }),
+        request("GET", "/api/v1/repos/broken/damaged/archive/main.zip", { auth: owner.auth }),
+        request("POST", "/api/v1/repos/broken/damaged/forks", { auth: owner.auth, json: { name: "copy" } })
+      ]
+      for (const attempt of attempts) {
+        const response = yield* attempt
         if (response.status >= 500) failures.push(response)
         assert.isFalse(response.text.includes(config.dataDir), response.text)
       }
-      assert.isAbove(failures.length, 0, "the damaged repository fails a read")
+      assert.isAbove(failures.length, 0, "the damaged repository fails an operation")
       for (const response of failures) {
         const id = response.headers.get("x-request-id") ?? ""
         assert.match(id, /^[0-9a-f]{16}$/)
