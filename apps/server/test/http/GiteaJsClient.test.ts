@@ -220,6 +220,14 @@ layer(TestServer.layer({ migrationsAllowLocal: true }), { timeout: "300 seconds"
       yield* run("hook", asAda.orgs.orgGetHook("guild", hook.id ?? 0))
       yield* run("edit hook", asAda.orgs.orgEditHook("guild", hook.id ?? 0, { active: false }))
       yield* run("delete hook", asAda.orgs.orgDeleteHook("guild", hook.id ?? 0))
+      const repoHook = yield* run("create repo hook", asAda.repos.repoCreateHook("guild", "shared", {
+        type: "gitea", config: { url: "https://hooks.example/repo", content_type: "json" }, events: ["push"], active: true
+      }))
+      yield* run("repo hooks", asAda.repos.repoListHooks("guild", "shared"))
+      yield* run("repo hook", asAda.repos.repoGetHook("guild", "shared", repoHook.id ?? 0))
+      yield* run("test repo hook", asAda.repos.repoTestHook("guild", "shared", repoHook.id ?? 0))
+      yield* run("edit repo hook", asAda.repos.repoEditHook("guild", "shared", repoHook.id ?? 0, { active: false }))
+      yield* run("delete repo hook", asAda.repos.repoDeleteHook("guild", "shared", repoHook.id ?? 0))
 
       // Markdown, packages.
       // gitea-js spells Go's untagged field names (`Text`); Go's decoder matches them in any case.
