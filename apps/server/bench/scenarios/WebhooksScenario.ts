@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import * as Path from "node:path"
 import * as BenchDatabase from "../BenchDatabase.ts"
-import { type Admin, startKiln } from "../KilnServer.ts"
+import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { atLeast, below, type BenchSettings, type DatabaseReport, perDatabase, type Scenario } from "../Scenario.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
@@ -81,7 +81,8 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, _settings: BenchSettings,
     }
   })
   try {
-    const auth = `Basic ${Buffer.from(`${admin.username}:${admin.password}`).toString("base64")}`
+    // A token: a password sign-in derives a 128 MiB scrypt key, two at once at most.
+    const auth = `token ${await createToken(server.url, admin, "bench-webhooks")}`
     const call = async (method: string, path: string, body: unknown) => {
       const response = await fetch(`${server.url}/api/v1${path}`, {
         method,
