@@ -106,8 +106,9 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const conditional = conditionalResponses(yield* DataChanges, {
     // The health check answers what the database and the disk say now, not what a write changed.
     exempt: (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url),
-    // The unadopted directories are read from the disk, which changes without a write through Kiln.
-    remembers: (url) => !url.startsWith(`${API_PREFIX}/admin/unadopted`),
+    // The unadopted directories are read from the disk, which changes without a write through Kiln;
+    // a budget changes with every request, which moves no data version.
+    remembers: (url) => !url.startsWith(`${API_PREFIX}/admin/unadopted`) && !url.startsWith(`${API_PREFIX}/rate_limit`),
     maxEntries: 50_000
   })
   const rateLimits = rateLimitHeaders(yield* RateLimiter.RateLimiter)

@@ -99,6 +99,11 @@ layer(TestServer.layer({
       assert.strictEqual(core.status, 200)
       assert.strictEqual(core.headers.get("x-ratelimit-used"), String(spent + 1))
 
+      // The overview's tag is not remembered as current: the budget moved with the /version above.
+      const stale = yield* request("GET", "/api/v1/rate_limit", { auth, headers: { "if-none-match": overview.headers.get("etag") ?? "" } })
+      assert.strictEqual(stale.status, 200)
+      assert.strictEqual(at(stale.body, "rate", "used"), spent + 1)
+
       // Site administrators are exempt by default: no budget, no headers, and /rate_limit says so.
       const asAdmin = yield* request("GET", "/api/v1/version", { auth: admin })
       assert.isNull(asAdmin.headers.get("x-ratelimit-limit"))
