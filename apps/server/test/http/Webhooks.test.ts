@@ -279,7 +279,9 @@ layer(TestServer.layer(), { excludeTestServices: true, timeout: "300 seconds" })
       assert.strictEqual(at(delivery, "status"), "Delivery: no answer within 2000 ms")
       assert.strictEqual(at(delivery, "status_code"), null)
       assert.strictEqual(receiver.received.length, 3)
-      assert.isAtLeast(Number(at(delivery, "duration")), 2)
+      // The attempt waited for the timeout (a timer's start and the recorded start may differ by a
+      // millisecond either way), rather than failing at once.
+      assert.isAtLeast(Number(at(delivery, "duration")), 1.9)
     })))
 
   it.effect("records refused targets and unsupported types as failed deliveries", () =>
