@@ -50,10 +50,14 @@ export interface LevelResult {
 export interface MixedTarget {
   /** `http://127.0.0.1:<port>` of each server. */
   readonly baseUrls: ReadonlyArray<string>
-  /** An access token with every scope, of the repositories' owner. */
+  /**
+   * An access token with every scope, of the repositories' owner. Git sends it as its Basic
+   * password, as CI jobs and credential helpers do: an account password would cost every git
+   * request a 128 MiB scrypt derivation (two at once at most), which is the sign-in's bound, not
+   * the server's capacity.
+   */
   readonly token: string
   readonly owner: string
-  readonly password: string
   /** Repositories with a `main` branch, owned by `owner`. */
   readonly repositories: ReadonlyArray<string>
   /** Where working copies go. */
@@ -89,7 +93,7 @@ export const prepare = async (target: MixedTarget, copies: { readonly pull: numb
   const remote = (index: number, repository: string) => {
     const url = new URL(target.baseUrls[index % target.baseUrls.length] ?? "")
     url.username = target.owner
-    url.password = target.password
+    url.password = target.token
     url.pathname = `/${target.owner}/${repository}.git`
     return url.toString()
   }

@@ -14,6 +14,7 @@ import { createGunzip } from "node:zlib"
 import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
+import { isProtocolV2, ProtocolV2Capabilities } from "./ProtocolV2Capabilities.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
 
 export type GitService = "git-upload-pack" | "git-receive-pack"
@@ -219,11 +220,29 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     return { child, exited, stderr: () => Buffer.concat(stderr).toString("utf8").trim() }
   }
 
+  /** The whole advertisement of a `--advertise-refs` run, undefined when git failed (not remembered then). */
+  const collectAdvertisement = async (service: GitService, path: string, protocol: string): Promise<Buffer | undefined> => {
+    const git = await startGit(service, path, protocol, true)
+    const chunks: Array<Buffer> = []
+    git.child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk))
+    return await git.exited === 0 ? Buffer.concat(chunks) : undefined
+  }
+
+  const capabilities = new ProtocolV2Capabilities()
+
   const advertise = async (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) => {
+    if (service === "git-upload-pack" && protocol !== undefined && isProtocolV2(protocol)) {
+      const remembered = await capabilities.of(path, protocol, () => collectAdvertisement(service, path, protocol))
+      if (remembered !== undefined) {
+        res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
+        res.end(remembered)
+        return
+      }
+    }
     const git = await startGit(service, path, protocol, true)
     res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
     // Protocol v2 starts with its own capability advertisement; v0/v1 clients expect this preamble.
-    if (protocol === undefined || !/(?:^|:)version=2(?::|$)/.test(protocol)) {
+    if (protocol === undefined || !isProtocolV2(protocol)) {
       res.write(`${pktLine(`# service=${service}\n`)}0000`)
     }
     git.child.stdout.pipe(res)

@@ -125,7 +125,6 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
         baseUrls: [one.url, two.url],
         token,
         owner: admin.username,
-        password: admin.password,
         repositories,
         workDir
       }

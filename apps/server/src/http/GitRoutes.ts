@@ -24,7 +24,6 @@ import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
 import { Repositories } from "@kiln/domain/repo/Repositories"
 import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
 import { UserStore } from "@kiln/domain/user/UserStore"
-import type { HookEvent } from "@kiln/domain/webhook/HookEvent"
 import { WebhookEvents } from "@kiln/domain/webhook/WebhookEvents"
 import {
   type GitAccessDecision,
@@ -154,17 +153,17 @@ export const make = Effect.gen(function*() {
       if (Option.isNone(found)) return
       const repository = yield* repositories.recordPush(found.value.repository.id).pipe(Effect.orDie)
       const owned = { ...found.value, repository }
-      const pusher = push.pusher === undefined ? Option.none() : yield* users.findById(push.pusher)
-      const events: ReadonlyArray<HookEvent> = Option.isNone(pusher) ? [] : yield* Effect.forEach(
-        push.updates,
-        (update) => payloads.refEvents(owned, pusher.value, update)
-      ).pipe(
-        Effect.map((perRef) => perRef.flat()),
-        // The push happened whatever its payloads: the branch table must still follow it.
+      yield* branches.recordPush(owned, push.updates)
+      const events = Effect.gen(function*() {
+        const pusher = push.pusher === undefined ? Option.none() : yield* users.findById(push.pusher)
+        if (Option.isNone(pusher)) return []
+        const perRef = yield* Effect.forEach(push.updates, (update) => payloads.refEvents(owned, pusher.value, update))
+        return perRef.flat()
+      }).pipe(
+        // The push happened whatever its payloads.
         Effect.catchCause((cause) => Effect.as(Effect.logError("webhook events of a push not built", Cause.pretty(cause)), []))
       )
-      yield* branches.recordPush(owned, push.updates)
-      yield* webhookEvents.emit({ repositoryId: repository.id, ownerId: owned.owner.id }, events)
+      yield* webhookEvents.emitBuilt({ repositoryId: repository.id, ownerId: owned.owner.id }, events)
     })
 
   const handler = makeSmartHttpHandler({

@@ -30,6 +30,11 @@ export class WebhookEvents extends Context.Service<WebhookEvents, {
    * they happened: each hook is sent them in that order); how many.
    */
   readonly emit: (source: EventSource, events: ReadonlyArray<HookEvent>) => Effect.Effect<number>
+  /**
+   * `emit` of the events `build` makes, made only when the source has an active hook: a push's
+   * payloads read its commits from git, work no one needs when nothing listens.
+   */
+  readonly emitBuilt: (source: EventSource, build: Effect.Effect<ReadonlyArray<HookEvent>>) => Effect.Effect<number>
   /** A delivery of `event` to `hook` whatever its events, filter and activity (the hook test). */
   readonly emitTo: (hook: Webhook, event: HookEvent) => Effect.Effect<void>
 }>()("@kiln/domain/webhook/WebhookEvents") {}
@@ -55,12 +60,12 @@ export const layer: Layer.Layer<
         return id
       })
 
-    return WebhookEvents.of({
-      emit: (source, events) =>
+    const emitBuilt = (source: EventSource, build: Effect.Effect<ReadonlyArray<HookEvent>>) =>
         Effect.gen(function*() {
-          if (events.length === 0) return 0
           const active = yield* hooks.activeFor(source.repositoryId, source.ownerId)
           if (active.length === 0) return 0
+          const events = yield* build
+          if (events.length === 0) return 0
           return yield* transactions.run(Effect.gen(function*() {
             const latest = new Map<number, number>()
             let count = 0
@@ -73,7 +78,11 @@ export const layer: Layer.Layer<
             }
             return count
           }))
-        }),
+        })
+
+    return WebhookEvents.of({
+      emit: (source, events) => events.length === 0 ? Effect.succeed(0) : emitBuilt(source, Effect.succeed(events)),
+      emitBuilt,
       emitTo: (hook, event) => transactions.run(Effect.asVoid(deliver(hook, event, marshalIndent(event.payload, event.indent), undefined)))
     })
   })
