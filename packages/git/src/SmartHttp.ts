@@ -15,6 +15,7 @@ import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
 import { isProtocolV2, ProtocolV2Capabilities } from "./ProtocolV2Capabilities.ts"
+import { readRefFiles } from "./RefFiles.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
 
 export type GitService = "git-upload-pack" | "git-receive-pack"
@@ -275,6 +276,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     if (code !== 0) reportError(new Error(`git ${service} exited ${code}: ${git.stderr()}`), route)
   }
 
+  const refsOf = async (path: string) => await readRefFiles(path) ?? await readRefs(command, path)
+
   const receivePack = async (
     req: IncomingMessage,
     res: ServerResponse,
@@ -286,12 +289,12 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     const failed: Array<unknown> = []
     await writeSection({ owner: route.owner, repo: route.repo, path }, async () => {
       // In the section nothing else pushes here, so the difference is exactly this push.
-      const before = await readRefs(command, path)
+      const before = await refsOf(path)
       try {
         await exchange(req, res, route, "git-receive-pack", path, protocol)
       } finally {
         // Even when the client vanished mid-push, refs git did update must reach the caller.
-        const updates = diffRefs(before, await readRefs(command, path))
+        const updates = diffRefs(before, await refsOf(path))
         if (updates.length > 0) {
           await options.afterPush({ owner: route.owner, repo: route.repo, path, updates, pusher }).catch((error: unknown) => {
             failed.push(error)

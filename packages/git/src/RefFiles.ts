@@ -1,0 +1,82 @@
+/**
+ * The refs of a bare repository read from its files, as `git for-each-ref --format='%(objectname)
+ * %(refname)'` lists them, without starting git: a push reads its repository's refs before and
+ * after receive-pack, and a process start blocks the event loop for milliseconds where these reads
+ * go to the thread pool.
+ *
+ * The files format (loose refs under `refs/`, `packed-refs`) is git's only ref storage up to 2.44;
+ * a repository in another (reftable) is not read here (`undefined`: ask git).
+ *
+ * Concurrent ref writes (git's lock-then-rename) and `pack-refs` (packed-refs written, then the
+ * loose files removed) cannot make a ref vanish from a read: loose refs are read first and
+ * packed-refs after, so a ref packed meanwhile is found in the packed file, and a loose value wins
+ * over a packed one as in git.
+ */
+import { readdir, readFile } from "node:fs/promises"
+import { join } from "node:path"
+
+const objectId = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
+
+const isMissing = (error: unknown) =>
+  error instanceof Error && "code" in error && (error.code === "ENOENT" || error.code === "ENOTDIR" || error.code === "EISDIR")
+
+const readText = (path: string): Promise<string | undefined> =>
+  readFile(path, "utf8").catch((error: unknown) => {
+    if (isMissing(error)) return undefined
+    throw error
+  })
+
+/** Loose refs under `refs/`: an object id or a `ref: <target>` each. */
+const readLoose = async (gitdir: string): Promise<Map<string, string>> => {
+  const found = new Map<string, string>()
+  const visit = async (relative: string): Promise<void> => {
+    const entries = await readdir(join(gitdir, relative), { withFileTypes: true }).catch((error: unknown) => {
+      if (isMissing(error)) return []
+      throw error
+    })
+    await Promise.all(entries.map(async (entry) => {
+      const name = `${relative}/${entry.name}`
+      if (entry.isDirectory()) return visit(name)
+      // A ref being written (`<ref>.lock`) is not a ref yet.
+      if (!entry.isFile() || entry.name.endsWith(".lock")) return
+      const content = await readText(join(gitdir, name))
+      if (content !== undefined) found.set(name, content.trim())
+    }))
+  }
+  await visit("refs")
+  return found
+}
+
+/** `packed-refs`: `<id> <ref>` lines; `^<id>` lines (peeled tags) and the header are not refs. */
+const readPacked = async (gitdir: string): Promise<Map<string, string>> => {
+  const packed = new Map<string, string>()
+  const text = await readText(join(gitdir, "packed-refs"))
+  for (const line of (text ?? "").split("\n")) {
+    if (line === "" || line.startsWith("#") || line.startsWith("^")) continue
+    const space = line.indexOf(" ")
+    if (space > 0) packed.set(line.slice(space + 1), line.slice(0, space))
+  }
+  return packed
+}
+
+/** Every ref under `refs/` with the object it points at; undefined when the repository does not keep its refs in files. */
+export const readRefFiles = async (gitdir: string): Promise<Map<string, string> | undefined> => {
+  const config = await readText(join(gitdir, "config"))
+  if (config !== undefined && /^\s*refstorage\s*=/im.test(config)) return undefined
+  const loose = await readLoose(gitdir)
+  const packed = await readPacked(gitdir)
+  const raw = new Map([...packed, ...loose])
+  /** A symbolic ref followed to its object, as for-each-ref shows it; undefined when it leads nowhere. */
+  const resolve = (value: string, depth: number): string | undefined => {
+    if (objectId.test(value)) return value
+    if (!value.startsWith("ref: ") || depth > 5) return undefined
+    const target = raw.get(value.slice("ref: ".length).trim())
+    return target === undefined ? undefined : resolve(target, depth + 1)
+  }
+  const refs = new Map<string, string>()
+  for (const [name, value] of raw) {
+    const id = resolve(value, 0)
+    if (id !== undefined) refs.set(name, id)
+  }
+  return refs
+}

@@ -1,0 +1,72 @@
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { mkdir, writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import * as fc from "fast-check"
+import { readRefFiles } from "../src/RefFiles.ts"
+import { GitSandbox } from "./GitSandbox.ts"
+
+let sandbox: GitSandbox
+let commits: ReadonlyArray<string>
+let work: string
+
+beforeAll(async () => {
+  sandbox = await GitSandbox.make()
+  work = await sandbox.workTree("work")
+  const made: Array<string> = []
+  for (let i = 0; i < 3; i++) made.push(await sandbox.commit(work, { "file.txt": `${i}\n` }, `commit ${i}`))
+  commits = made
+})
+
+afterAll(() => sandbox.dispose())
+
+/** What a repository's refs go through: every way git writes, moves, packs or removes one. */
+type Step =
+  | { readonly kind: "branch"; readonly name: string; readonly commit: number }
+  | { readonly kind: "annotated tag"; readonly name: string; readonly commit: number }
+  | { readonly kind: "symbolic"; readonly name: string; readonly target: string }
+  | { readonly kind: "delete"; readonly name: string }
+  | { readonly kind: "pack" }
+
+const refName = fc.constantFrom("refs/heads/main", "refs/heads/a/b", "refs/heads/a-b", "refs/heads/z", "refs/tags/v1", "refs/pull/1/head", "refs/heads/é")
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant("branch" as const), name: refName, commit: fc.nat(2) }),
+  fc.record({ kind: fc.constant("annotated tag" as const), name: fc.constantFrom("refs/tags/v1", "refs/tags/r/2"), commit: fc.nat(2) }),
+  fc.record({ kind: fc.constant("symbolic" as const), name: fc.constantFrom("refs/remotes/origin/HEAD", "refs/heads/alias"), target: refName }),
+  fc.record({ kind: fc.constant("delete" as const), name: refName }),
+  fc.constant({ kind: "pack" as const })
+)
+
+let repositories = 0
+
+describe("readRefFiles", () => {
+  it("lists what git for-each-ref lists, loose, packed and symbolic refs alike", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 8 }), async (steps) => {
+        const gitdir = sandbox.path(`repository-${repositories++}.git`)
+        await sandbox.git(["clone", "-q", "--bare", work, gitdir])
+        const git = (args: ReadonlyArray<string>) => sandbox.run(["--git-dir", gitdir, ...args])
+        for (const s of steps) {
+          // Steps git refuses (a ref under a name that is now a directory, say) leave the refs as they were.
+          if (s.kind === "branch") await git(["update-ref", s.name, commits[s.commit] ?? ""])
+          if (s.kind === "annotated tag") await git(["tag", "-f", "-a", "-m", "tag", s.name.slice("refs/tags/".length), commits[s.commit] ?? ""])
+          if (s.kind === "symbolic") await git(["symbolic-ref", s.name, s.target])
+          if (s.kind === "delete") await git(["update-ref", "-d", "--no-deref", s.name])
+          if (s.kind === "pack") await git(["pack-refs", "--all"])
+        }
+        assert.deepStrictEqual(await readRefFiles(gitdir), await sandbox.refs(gitdir))
+      }),
+      { numRuns: 25 }
+    )
+  })
+
+  it("skips refs being written and symbolic refs that lead nowhere", async () => {
+    const gitdir = sandbox.path("locked.git")
+    await sandbox.git(["clone", "-q", "--bare", work, gitdir])
+    await writeFile(join(gitdir, "refs", "heads", "main.lock"), `${commits[0]}\n`)
+    await mkdir(join(gitdir, "refs", "heads", "dangling"), { recursive: true })
+    await writeFile(join(gitdir, "refs", "heads", "dangling", "link"), "ref: refs/heads/nowhere\n")
+    const refs = await readRefFiles(gitdir)
+    assert.deepStrictEqual(refs, await sandbox.refs(gitdir))
+    assert.isFalse(refs?.has("refs/heads/main.lock"))
+  })
+})
