@@ -104,7 +104,7 @@ layer(TestServer.layer({ metricsToken: Option.some(Redacted.make(TOKEN)) }), { t
   it.effect("times SQL statements by kind and shows the pool's use", () =>
     Effect.gen(function*() {
       const before = yield* scrape
-      const bob = yield* createUser("metrics-bob")
+      yield* createUser("metrics-bob")
       for (let i = 0; i < 5; i++) assert.strictEqual((yield* request("GET", "/api/v1/users/metrics-bob")).status, 200)
       const after = yield* scrape
       const parsed = families(after)
