@@ -55,6 +55,7 @@ import * as WebhookEvents from "@kiln/domain/webhook/WebhookEvents"
 import * as Webhooks from "@kiln/domain/webhook/Webhooks"
 import { WebhookSettings } from "@kiln/domain/webhook/WebhookSettings"
 import * as NodeHookTransport from "./platform/NodeHookTransport.ts"
+import * as WebhookMetrics from "./metrics/WebhookMetrics.ts"
 import * as NodeMac from "./platform/NodeMac.ts"
 import { KilnConfig } from "./config/KilnConfig.ts"
 import * as NodeDigest from "./platform/NodeDigest.ts"
@@ -91,7 +92,7 @@ const WebhookSettingsLive = Layer.unwrap(Effect.map(Effect.serviceOption(KilnCon
 
 /** Webhooks: the hooks, the deliveries events leave behind, and the sending of them. */
 export const WebhooksLive = Layer.mergeAll(Webhooks.layer, WebhookEvents.layer, WebhookDeliveries.layer).pipe(
-  Layer.provide(NodeHookTransport.layer),
+  Layer.provide(WebhookMetrics.measuredTransport.pipe(Layer.provide(NodeHookTransport.layer))),
   Layer.provide(WebhookSettingsLive)
 )
 

@@ -15,6 +15,7 @@ import * as BranchTableRepair from "./BranchTableRepair.ts"
 import * as Database from "./Database.ts"
 import * as HttpApp from "./http/HttpApp.ts"
 import * as MarkdownRenderer from "./MarkdownRenderer.ts"
+import * as DatabaseMetrics from "./metrics/DatabaseMetrics.ts"
 import * as ServerMetrics from "./metrics/ServerMetrics.ts"
 import * as SigningKey from "./SigningKey.ts"
 
@@ -26,6 +27,8 @@ export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
     Layer.provide(AdminBootstrap.layer),
     Layer.provide(BranchTableRepair.layer),
     Layer.provide(BackgroundWork.layer),
+    // Statements of requests and of background work are measured (when metrics are on).
+    Layer.provide(DatabaseMetrics.layer),
     Layer.provideMerge(Application.layer),
     Layer.merge(ControlSocket.layer),
     Layer.provide(SigningKey.layer),

@@ -52,6 +52,9 @@ const ensureExtensions = Effect.gen(function*() {
 const withExtensions = <E>(client: Layer.Layer<Client, E>): Layer.Layer<Client, E | SqlError.SqlError> =>
   Layer.effectDiscard(ensureExtensions).pipe(Layer.provideMerge(client))
 
+/** The pool size on a PostgreSQL server (the embedded database has one connection). */
+export const SERVER_CONNECTIONS = 10
+
 /**
  * A PostgreSQL server. bench/pkLookup.ts (64 fibers doing PK lookups on loopback Postgres 15, a
  * busy 2-core machine) gave 5-16k queries/s without `multiplex` at any pool size from 1 to 20, and
@@ -64,7 +67,7 @@ export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client,
   withExtensions(PgClient.layer({
     url,
     ...ConnectionUrl.defaultNames(url),
-    maxConnections: 10,
+    maxConnections: SERVER_CONNECTIONS,
     multiplex: true
   }))
 
@@ -114,13 +117,22 @@ export const openPglite = (options: {
  */
 export const layerPgliteClient = (db: PGlite): Layer.Layer<Client, SqlError.SqlError> =>
   withExtensions(PgClient.layer({
-    stream: () => PgliteBridge.connect(db),
+    stream: PgliteBridge.connector(db),
     username: "postgres",
     database: "postgres",
     maxConnections: 1,
     minConnections: 1,
     idleTimeout: "1 hour"
   }))
+
+/**
+ * The client's pool as the metrics report it: its size, and for the embedded database the use of
+ * its one session (the driver's own pool keeps its counts to itself).
+ */
+export const poolOf = Effect.map(PgClient.PgClient, (pg) => ({
+  maxConnections: pg.config.stream === undefined ? SERVER_CONNECTIONS : 1,
+  session: (): PgliteBridge.SessionUse | undefined => PgliteBridge.sessionUse(pg.config.stream)
+}))
 
 /** PGlite stored under `<dataDir>/db`, locked against other processes. */
 export const layerPglite = (

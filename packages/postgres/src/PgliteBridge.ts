@@ -30,6 +30,16 @@ class SessionLock {
     return this.holder === owner
   }
 
+  /** Whether a connection holds the session (a statement or transaction under way). */
+  get held(): boolean {
+    return this.holder !== undefined
+  }
+
+  /** Connections waiting for the session. */
+  get waiting(): number {
+    return this.queue.length
+  }
+
   release(owner: object): void {
     if (this.holder !== owner) return
     const next = this.queue.shift()
@@ -42,6 +52,8 @@ interface Session {
   readonly lock: SessionLock
   /** Clean-ups of connections that are closing, so the owner can wait for them before `db.close()`. */
   readonly closing: Set<Promise<void>>
+  /** Connections opened and not yet closed. */
+  open: number
 }
 
 const sessions = new WeakMap<PGlite, Session>()
@@ -49,7 +61,7 @@ const sessions = new WeakMap<PGlite, Session>()
 const sessionOf = (db: PGlite): Session => {
   const existing = sessions.get(db)
   if (existing !== undefined) return existing
-  const created: Session = { lock: new SessionLock(), closing: new Set() }
+  const created: Session = { lock: new SessionLock(), closing: new Set(), open: 0 }
   sessions.set(db, created)
   return created
 }
@@ -169,6 +181,7 @@ export const connect = (db: PGlite): Duplex => {
 
   const resetOnce = (): Promise<void> => {
     if (cleanup === undefined) {
+      session.open--
       const pending = reset()
       cleanup = pending
       session.closing.add(pending)
@@ -177,6 +190,7 @@ export const connect = (db: PGlite): Duplex => {
     return cleanup
   }
 
+  session.open++
   const duplex = new Duplex({
     read() {},
     write(chunk: Buffer, _encoding, callback) {
@@ -197,6 +211,30 @@ export const connect = (db: PGlite): Duplex => {
     }
   })
   return duplex
+}
+
+/** What the metrics report of a PGlite's one session. */
+export interface SessionUse {
+  readonly connections: number
+  readonly busy: boolean
+  readonly waiting: number
+}
+
+const connectors = new WeakMap<() => Duplex, PGlite>()
+
+/** `connect` for `PgClient`'s `stream` option, recognised by `sessionUse`. */
+export const connector = (db: PGlite): (() => Duplex) => {
+  const open = () => connect(db)
+  connectors.set(open, db)
+  return open
+}
+
+/** The session use behind a client's `stream` option, when it is a `connector`. */
+export const sessionUse = (stream: (() => Duplex) | undefined): SessionUse | undefined => {
+  const db = stream === undefined ? undefined : connectors.get(stream)
+  if (db === undefined) return undefined
+  const session = sessionOf(db)
+  return { connections: session.open, busy: session.lock.held, waiting: session.lock.waiting }
 }
 
 /** Resolves once every connection that has started closing has reset the session. */

@@ -10,6 +10,7 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { collectDefaultMetrics } from "prom-client"
 import * as ObjectCounts from "./ObjectCounts.ts"
 import { ServerMetrics } from "./ServerMetrics.ts"
+import * as WebhookMetrics from "./WebhookMetrics.ts"
 
 const sameText = (given: string, expected: string): boolean => {
   const a = Buffer.from(given)
@@ -27,6 +28,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     const metrics = yield* ServerMetrics
     collectDefaultMetrics({ register: metrics.registry, prefix: "kiln_" })
     yield* ObjectCounts.register(metrics.registry)
+    yield* WebhookMetrics.registerQueue(metrics.registry)
     yield* router.add("GET", "/metrics", Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       if (!sameText(request.headers["authorization"] ?? "", expected)) return unauthorized

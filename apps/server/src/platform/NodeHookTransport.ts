@@ -13,7 +13,7 @@ import { Effect, Layer } from "effect"
 import { allowsConnection, type AllowedHosts, refusalMessage } from "@kiln/domain/webhook/AllowedHosts"
 import { HookTransport, type OutgoingRequest, RESPONSE_BODY_LIMIT, type TransportResult } from "@kiln/domain/webhook/HookTransport"
 
-const failed = (message: string): TransportResult => ({ _tag: "Failed", message })
+const failed = (message: string, reason: "timeout" | "network" = "network"): TransportResult => ({ _tag: "Failed", message, reason })
 
 /** Response headers as Forgejo records them: each name once, repeated values joined with ",". */
 const headersOf = (response: IncomingMessage): Record<string, string> => {
@@ -60,7 +60,7 @@ const exchange = (request: OutgoingRequest, timeout: number, allowed: AllowedHos
     let abort = () => {}
     const timer = setTimeout(() => {
       abort()
-      settle(failed(`Delivery: no answer within ${timeout} ms`))
+      settle(failed(`Delivery: no answer within ${timeout} ms`, "timeout"))
     }, timeout)
 
     void resolveAllowed(host, allowed).then((target) => {

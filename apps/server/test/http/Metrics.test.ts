@@ -2,11 +2,12 @@
  * `GET /metrics`: absent without KILN_METRICS_TOKEN; with it, only for `Bearer <token>`, and the
  * text is Prometheus' format as a Prometheus text parser reads it: requests by route template and
  * status, in-flight requests, git operations, markdown renders, process memory and event-loop
- * delay, and Forgejo's object counts.
+ * delay, Forgejo's object counts, the database's statements and pool, and webhook deliveries.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import parsePrometheusTextFormat from "parse-prometheus-text-format"
+import { makeHookReceiver } from "../support/HookReceiver.ts"
 import { baseUrl, createUser, request } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 import { cloneUrl, makeGitClient } from "./GitClient.ts"
@@ -28,6 +29,19 @@ layer(TestServer.layer(), { timeout: "60 seconds" })("/metrics without a token",
       assert.strictEqual(response.status, 404)
     }))
 })
+
+const scrape = Effect.map(request("GET", "/metrics", { auth: { bearer: TOKEN } }), (response) => {
+  assert.strictEqual(response.status, 200, response.text)
+  return response.text
+})
+
+/** A histogram's count for one label set, read from the text (the parser keeps no histogram labels). */
+const histogramCount = (text: string, name: string, labels: string) => {
+  const match = new RegExp(`^${name}_count${labels.replace(/[{}]/g, "\\$&")} (\\d+)$`, "m").exec(text)
+  return match?.[1] === undefined ? 0 : Number(match[1])
+}
+
+const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
 layer(TestServer.layer({ metricsToken: Option.some(Redacted.make(TOKEN)) }), { timeout: "120 seconds" })("/metrics", (it) => {
   it.effect("answers 401 without the token or with another", () =>
@@ -85,5 +99,83 @@ layer(TestServer.layer({ metricsToken: Option.some(Redacted.make(TOKEN)) }), { t
       assert.strictEqual(sampleValue(text, "gitea_repositories"), 1)
       assert.strictEqual(sampleValue(text, "gitea_releases"), 0)
       assert.strictEqual(sampleValue(text, "gitea_build_info", { version: "0.1.0" }), 1)
+    })))
+
+  it.effect("times SQL statements by kind and shows the pool's use", () =>
+    Effect.gen(function*() {
+      const before = yield* scrape
+      yield* createUser("metrics-bob")
+      for (let i = 0; i < 5; i++) assert.strictEqual((yield* request("GET", "/api/v1/users/metrics-bob")).status, 200)
+      const after = yield* scrape
+      const parsed = families(after)
+
+      assert.strictEqual(parsed.get("kiln_db_statement_duration_seconds")?.type, "HISTOGRAM")
+      const selects = (text: string) => histogramCount(text, "kiln_db_statement_duration_seconds", `{kind="select"}`)
+      const inserts = (text: string) => histogramCount(text, "kiln_db_statement_duration_seconds", `{kind="insert"}`)
+      assert.isAtLeast(selects(after) - selects(before), 5)
+      assert.isAtLeast(inserts(after) - inserts(before), 1)
+      // No request here makes the database refuse a statement (the stores check first); the family is there.
+      assert.strictEqual(parsed.get("kiln_db_statement_failures_total")?.type, "COUNTER")
+      assert.isAbove(histogramCount(after, "kiln_db_connection_wait_seconds", ""), 0)
+
+      const server = process.env["KILN_TEST_DATABASE_URL"] !== undefined
+      assert.strictEqual(sampleValue(after, "kiln_db_pool_max_connections"), server ? 10 : 1)
+      for (const name of ["kiln_db_statements_waiting", "kiln_db_statements_running", "kiln_db_transactions_open"]) {
+        const value = sampleValue(after, name)
+        assert.isDefined(value, name)
+        assert.isAtLeast(value ?? -1, 0, name)
+        assert.isAtMost(value ?? Infinity, 50, name)
+      }
+      if (server) {
+        assert.isUndefined(parsed.get("kiln_db_embedded_connections"))
+      } else {
+        assert.strictEqual(sampleValue(after, "kiln_db_embedded_connections"), 1)
+        assert.include([0, 1], sampleValue(after, "kiln_db_embedded_session_busy"))
+      }
+    }))
+
+  it.effect("shows webhook deliveries queued while a receiver does not answer, and the attempts' outcomes", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const receiver = yield* makeHookReceiver
+      // The test server gives up on an answer after 2 s and retries after 200 ms, then 400 ms.
+      receiver.answers.push("hang", 500)
+      const carol = yield* createUser("metrics-carol")
+      const created = yield* request("POST", "/api/v1/user/repos", { auth: carol.auth, json: { name: "hooked", auto_init: true } })
+      assert.strictEqual(created.status, 201, created.text)
+      const hooks = "/api/v1/repos/metrics-carol/hooked/hooks"
+      const hook = yield* request("POST", hooks, {
+        auth: carol.auth,
+        json: { type: "forgejo", active: true, config: { url: receiver.url, content_type: "json" } }
+      })
+      assert.strictEqual(hook.status, 201, hook.text)
+      const before = yield* scrape
+      const id = Number((hook.body as { readonly id: unknown }).id)
+      assert.strictEqual((yield* request("POST", `${hooks}/${id}/tests`, { auth: carol.auth })).status, 204)
+
+      // The first attempt hangs: the delivery stays queued meanwhile.
+      yield* receiver.waitFor(1)
+      const queued = yield* scrape
+      assert.strictEqual(sampleValue(queued, "kiln_webhook_deliveries_queued", { state: "due" }), 1)
+
+      yield* receiver.waitFor(3, 30_000)
+      let text = yield* scrape
+      for (let tries = 0; tries < 100 && sampleValue(text, "kiln_webhook_delivery_attempts_total", { outcome: "success" }) !== 1; tries++) {
+        yield* sleep(50)
+        text = yield* scrape
+      }
+      const outcome = (name: string) =>
+        (sampleValue(text, "kiln_webhook_delivery_attempts_total", { outcome: name }) ?? 0) -
+        (sampleValue(before, "kiln_webhook_delivery_attempts_total", { outcome: name }) ?? 0)
+      assert.strictEqual(outcome("timeout"), 1)
+      assert.strictEqual(outcome("status_5xx"), 1)
+      assert.strictEqual(outcome("success"), 1)
+      assert.strictEqual(families(text).get("kiln_webhook_delivery_duration_seconds")?.type, "HISTOGRAM")
+      assert.strictEqual(histogramCount(text, "kiln_webhook_delivery_duration_seconds", `{outcome="timeout"}`), 1)
+      for (let tries = 0; tries < 100 && sampleValue(text, "kiln_webhook_deliveries_queued", { state: "due" }) !== 0; tries++) {
+        yield* sleep(50)
+        text = yield* scrape
+      }
+      assert.strictEqual(sampleValue(text, "kiln_webhook_deliveries_queued", { state: "due" }), 0)
+      assert.strictEqual(sampleValue(text, "kiln_webhook_deliveries_queued", { state: "scheduled" }), 0)
     })))
 })

@@ -18,6 +18,7 @@ import { KilnConfig, type KilnSettings } from "../../src/config/KilnConfig.ts"
 import * as HttpApp from "../../src/http/HttpApp.ts"
 import * as MarkdownRenderer from "../../src/MarkdownRenderer.ts"
 import { ScryptCost } from "../../src/platform/ScryptPasswordHasher.ts"
+import * as DatabaseMetrics from "../../src/metrics/DatabaseMetrics.ts"
 import * as ServerMetrics from "../../src/metrics/ServerMetrics.ts"
 import * as SigningKey from "../../src/SigningKey.ts"
 
@@ -88,6 +89,7 @@ export const layer = (overrides: Partial<KilnSettings> = {}, options: { readonly
   HttpApp.layer.pipe(
     Layer.provide(AdminBootstrap.layer),
     Layer.provide(BackgroundWork.layer),
+    Layer.provide(DatabaseMetrics.layer),
     Layer.provideMerge(MarkdownRenderer.layer),
     Layer.provideMerge(options.scryptCost === undefined ? ApplicationLive : applicationLive(options.scryptCost)),
     Layer.provideMerge(SigningKey.layer),

@@ -22,7 +22,12 @@ export type TransportResult =
     /** At most the first 64 KiB. */
     readonly body: string
   }
-  | { readonly _tag: "Failed"; readonly message: string }
+  | {
+    readonly _tag: "Failed"
+    readonly message: string
+    /** Whether no answer came within the timeout, or the exchange broke (name, connection, protocol). */
+    readonly reason: "timeout" | "network"
+  }
   /** The allowed-hosts list refused every address of the target: retrying cannot help. */
   | { readonly _tag: "Refused"; readonly message: string }
 
