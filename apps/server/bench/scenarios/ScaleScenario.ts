@@ -130,20 +130,32 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
       }
       const prepared = await MixedWorkload.prepare(target, { pull: 24, push: 8 })
       const levelSeconds = Math.max(10, settings.seconds / 3)
-      const levels: Array<MixedWorkload.LevelResult> = []
-      let highest = 0
-      for (let users = 1_000; users <= MOST_USERS; users *= 2) {
+      const runLevel = async (users: number): Promise<boolean> => {
         log(`[${kind}] mixed workload at ${users} users for ${levelSeconds} s`)
         const level = await MixedWorkload.runLevel(target, prepared, users, levelSeconds)
-        levels.push(level)
         const line = `mixed ${users} users (${level.apiPerSecond} API/s, ${level.pullsPerSecond} pulls/s, ${level.pushesPerSecond} pushes/s): ` +
           `API p50 ${level.api.p50Ms.toFixed(1)} ms p99 ${level.api.p99Ms.toFixed(1)} ms (${level.api.count}, ${level.api.failures} failed); ` +
           `pulls p50 ${level.pulls.p50Ms.toFixed(0)} ms p99 ${level.pulls.p99Ms.toFixed(0)} ms (${level.pulls.count}, ${level.pulls.failures} failed); ` +
           `pushes p50 ${level.pushes.p50Ms.toFixed(0)} ms p99 ${level.pushes.p99Ms.toFixed(0)} ms (${level.pushes.count}, ${level.pushes.failures} failed)`
         notes.push(`${line}; load average ${Os.loadavg()[0]?.toFixed(1) ?? "n/a"}`)
         log(`[${kind}] ${line}`)
-        if (!MixedWorkload.held(level, P99_LIMIT_MS)) break
+        return MixedWorkload.held(level, P99_LIMIT_MS)
+      }
+      // Doubling finds the first level not held; two halvings of the gap between it and the last
+      // one held then place the limit within an eighth of it.
+      let highest = 0
+      let failed: number | undefined
+      for (let users = 1_000; users <= MOST_USERS; users *= 2) {
+        if (!await runLevel(users)) {
+          failed = users
+          break
+        }
         highest = users
+      }
+      for (let step = 0; step < 2 && failed !== undefined && failed - highest > 1_000; step++) {
+        const middle = Math.round((highest + failed) / 2 / 500) * 500
+        if (await runLevel(middle)) highest = middle
+        else failed = middle
       }
       notes.push(`mixed workload: highest level held (API p99 < ${P99_LIMIT_MS} ms, under 1 % failed): ${highest} users`)
 
