@@ -1,33 +1,20 @@
 /**
  * A mixed workload shaped like GitLab's reference architectures: per 1,000 users, 20 API requests/s,
  * 2 git pulls/s and 0.4 git pushes/s. API calls are spread evenly over get repository, branches,
- * combined status, search, the signed-in user, quota and markdown; a pull is a `git fetch` of the
- * few commits pushed since, a push is a few commits. Open loop: operations start at their rate
- * whether or not earlier ones finished, and an operation's latency counts from when it was due
- * (a git operation waiting for a free working copy waits in its latency). Requests and git
- * processes go round robin to the servers given.
+ * combined status, search, the signed-in user, quota and markdown; a pull is a fetch of the few
+ * commits pushed since, a push is three commits. Open loop: operations start at their rate whether
+ * or not earlier ones finished, and an operation's latency counts from when it was due (a git
+ * operation waiting for its copy or lane to be free waits in its latency). Requests go round
+ * robin to the servers given.
  *
- * The git clients run on this machine too: their processes take CPU from the servers measured.
+ * Git is spoken over HTTP from this process (GitHttpClient.ts), as the GitLab Performance Tool
+ * does, with pushes made ready between levels (PushLanes.ts): the server does what `git fetch` and
+ * `git push` make it do, and the load generator runs no git process while a level is measured
+ * (git clients cost more CPU than the server's side of their requests on this 2-core machine).
  */
-import { execFile } from "node:child_process"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
-import { promisify } from "node:util"
+import * as GitHttpClient from "./GitHttpClient.ts"
 import { percentile } from "./LoadGenerator.ts"
-
-const run = promisify(execFile)
-
-const gitEnv = {
-  ...process.env,
-  GIT_TERMINAL_PROMPT: "0",
-  GIT_AUTHOR_NAME: "bench",
-  GIT_AUTHOR_EMAIL: "bench@bench.invalid",
-  GIT_COMMITTER_NAME: "bench",
-  GIT_COMMITTER_EMAIL: "bench@bench.invalid"
-}
-
-const git = (args: ReadonlyArray<string>, cwd?: string) =>
-  run("git", [...args], { env: gitEnv, ...(cwd === undefined ? {} : { cwd }), maxBuffer: 16 * 1024 * 1024 })
+import { PushLanes } from "./PushLanes.ts"
 
 export interface OperationStats {
   readonly count: number
@@ -51,36 +38,42 @@ export interface MixedTarget {
   /** `http://127.0.0.1:<port>` of each server. */
   readonly baseUrls: ReadonlyArray<string>
   /**
-   * An access token with every scope, of the repositories' owner. Git sends it as its Basic
-   * password, as CI jobs and credential helpers do: an account password would cost every git
-   * request a 128 MiB scrypt derivation (two at once at most), which is the sign-in's bound, not
-   * the server's capacity.
+   * An access token with every scope, of the repositories' owner. Git requests carry it as their
+   * Basic password, as CI jobs and credential helpers do: an account password would cost every
+   * git request a 128 MiB scrypt derivation (two at once at most), which is the sign-in's bound,
+   * not the server's capacity.
    */
   readonly token: string
   readonly owner: string
   /** Repositories with a `main` branch, owned by `owner`. */
   readonly repositories: ReadonlyArray<string>
-  /** Where working copies go. */
+  /** Where the push lanes' local copies go. */
   readonly workDir: string
 }
 
-/** Working copies, each used by one git operation at a time; an operation waits for a free one. */
-class CopyPool {
-  readonly #free: Array<string>
-  readonly #waiting: Array<(copy: string) => void> = []
-  constructor(copies: ReadonlyArray<string>) {
-    this.#free = [...copies]
+/** Things used by one operation at a time, in turn; an operation waits for a free one. */
+class Pool<A> {
+  readonly #free: Array<A>
+  readonly #waiting: Array<(item: A) => void> = []
+  constructor(items: ReadonlyArray<A>) {
+    this.#free = [...items]
   }
-  async use<A>(task: (copy: string) => Promise<A>): Promise<A> {
-    const copy = this.#free.pop() ?? await new Promise<string>((resolve) => this.#waiting.push(resolve))
+  async use<B>(task: (item: A) => Promise<B>): Promise<B> {
+    const item = this.#free.shift() ?? await new Promise<A>((resolve) => this.#waiting.push(resolve))
     try {
-      return await task(copy)
+      return await task(item)
     } finally {
       const next = this.#waiting.shift()
-      if (next === undefined) this.#free.push(copy)
-      else next(copy)
+      if (next === undefined) this.#free.push(item)
+      else next(item)
     }
   }
+}
+
+/** What a pulling copy of a repository knows of it. */
+interface PullCopy {
+  readonly repository: string
+  readonly known: Map<string, string>
 }
 
 const statsOf = (latencies: Array<number>, failures: number): OperationStats => {
@@ -88,25 +81,29 @@ const statsOf = (latencies: Array<number>, failures: number): OperationStats => 
   return { count: latencies.length, failures, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) }
 }
 
-/** Working copies for pulls and pushes (clones of every repository, round robin). */
-export const prepare = async (target: MixedTarget, copies: { readonly pull: number; readonly push: number }) => {
-  const remote = (index: number, repository: string) => {
-    const url = new URL(target.baseUrls[index % target.baseUrls.length] ?? "")
-    url.username = target.owner
-    url.password = target.token
-    url.pathname = `/${target.owner}/${repository}.git`
-    return url.toString()
-  }
-  const clone = async (kind: string, index: number) => {
+const remoteOf = (target: MixedTarget, base: string, repository: string): GitHttpClient.Remote => ({
+  url: `${base}/${target.owner}/${repository}.git`,
+  authorization: `Basic ${Buffer.from(`${target.owner}:${target.token}`).toString("base64")}`
+})
+
+/** Pulling copies (each knowing its repository's refs as of now) and push lanes, spread over the repositories. */
+export const prepare = async (target: MixedTarget, counts: { readonly pullCopies: number; readonly lanesPerRepository: number }) => {
+  const base = target.baseUrls[0] ?? ""
+  const copies = await Promise.all(Array.from({ length: counts.pullCopies }, async (_, index): Promise<PullCopy> => {
     const repository = target.repositories[index % target.repositories.length] ?? ""
-    const path = Path.join(target.workDir, `${kind}-${index}`)
-    Fs.rmSync(path, { recursive: true, force: true })
-    await git(["clone", "-q", remote(index, repository), path])
-    return path
-  }
-  const pulls = await Promise.all(Array.from({ length: copies.pull }, (_, i) => clone("pull", i)))
-  const pushes = await Promise.all(Array.from({ length: copies.push }, (_, i) => clone("push", i)))
-  return { pulls: new CopyPool(pulls), pushes: new CopyPool(pushes), pushCopies: pushes }
+    return { repository, known: await GitHttpClient.listRefs(remoteOf(target, base, repository)) }
+  }))
+  const lanes = await PushLanes.make(
+    target.repositories.map((name) => {
+      const url = new URL(`${base}/${target.owner}/${name}.git`)
+      url.username = target.owner
+      url.password = target.token
+      return { name, cloneUrl: url.toString() }
+    }),
+    counts.lanesPerRepository,
+    target.workDir
+  )
+  return { pulls: new Pool(copies), lanes }
 }
 
 export type Prepared = Awaited<ReturnType<typeof prepare>>
@@ -116,6 +113,10 @@ const markdown = JSON.stringify({ text: "# Title\n\nSome *emphasis*, a `code spa
 /** Runs one level of `users` for `seconds`, then waits for what is still in flight. */
 export const runLevel = async (target: MixedTarget, prepared: Prepared, users: number, seconds: number): Promise<LevelResult> => {
   const rates = { api: users * 20 / 1000, pulls: users * 2 / 1000, pushes: users * 0.4 / 1000 }
+  // Twice the level's share per lane, as lanes are taken when free rather than in turn (made before the clock starts).
+  const usable = prepared.lanes.lanes.filter((lane) => !lane.broken)
+  await prepared.lanes.prepare(Math.ceil(rates.pushes * seconds / Math.max(1, usable.length)) * 2 + 2)
+  const lanes = new Pool(usable)
   const auth = { authorization: `token ${target.token}` }
   const repositoryPaths = target.repositories.map((name) => `/api/v1/repos/${target.owner}/${name}`)
   const pickRepository = () => repositoryPaths[Math.floor(Math.random() * repositoryPaths.length)] ?? ""
@@ -155,27 +156,24 @@ export const runLevel = async (target: MixedTarget, prepared: Prepared, users: n
       await response.arrayBuffer()
       return response.ok
     })
+  let gitOperations = 0
+  const nextBase = () => target.baseUrls[gitOperations++ % target.baseUrls.length] ?? ""
   const pull = (dueAt: number) =>
     timed("pulls", dueAt, () => prepared.pulls.use(async (copy) => {
-      await git(["fetch", "-q", "origin"], copy)
+      await GitHttpClient.fetchChanges(remoteOf(target, nextBase(), copy.repository), copy.known)
       return true
     }))
-  let pushNumber = 0
   const push = (dueAt: number) =>
-    timed("pushes", dueAt, () => prepared.pushes.use(async (copy) => {
-      const number = pushNumber++
-      for (let commit = 0; commit < 3; commit++) {
-        // A file per working copy: copies pushing to one branch rebase on each other without conflicts.
-        Fs.writeFileSync(Path.join(copy, `change-${Path.basename(copy)}.txt`), `${number}-${commit}\n`)
-        await git(["add", "-A"], copy)
-        await git(["commit", "-q", "-m", `change ${number}-${commit}`], copy)
+    timed("pushes", dueAt, () => lanes.use(async (lane) => {
+      const prepared = lane.take()
+      if (prepared === undefined) return false
+      try {
+        await GitHttpClient.push(remoteOf(target, nextBase(), lane.repository), prepared.ref, prepared.oldId, prepared.newId, prepared.pack)
+        return true
+      } catch (error) {
+        lane.failed()
+        throw error
       }
-      await git(["push", "-q", "origin", "HEAD:refs/heads/main"], copy).catch(async () => {
-        // Another copy pushed to the same branch first: take its commits, then push again.
-        await git(["pull", "-q", "--rebase", "origin", "main"], copy)
-        await git(["push", "-q", "origin", "HEAD:refs/heads/main"], copy)
-      })
-      return true
     }))
 
   const started = performance.now()

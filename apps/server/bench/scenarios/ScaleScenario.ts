@@ -128,7 +128,7 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
         repositories,
         workDir
       }
-      const prepared = await MixedWorkload.prepare(target, { pull: 24, push: 8 })
+      const prepared = await MixedWorkload.prepare(target, { pullCopies: 48, lanesPerRepository: 4 })
       const levelSeconds = Math.max(10, settings.seconds / 3)
       const runLevel = async (users: number): Promise<boolean> => {
         log(`[${kind}] mixed workload at ${users} users for ${levelSeconds} s`)
