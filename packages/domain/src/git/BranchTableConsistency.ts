@@ -30,6 +30,9 @@ export class BranchTableConsistency extends Context.Service<BranchTableConsisten
 
 const PAGE = 50
 
+/** Both sides name locations as storage does (lower-cased), so a plain string key matches them. */
+const key = (location: RepositoryLocation) => `${location.owner}/${location.name}`
+
 export const layer: Layer.Layer<
   BranchTableConsistency,
   never,
@@ -56,8 +59,6 @@ export const layer: Layer.Layer<
 
     const compare = (location: RepositoryLocation) =>
       Effect.gen(function*() {
-        // A stat before any query or git process: rows without a directory are another check's.
-        if (!(yield* directories.exists(location).pipe(Effect.orElseSucceed(() => false)))) return Option.none<BranchMismatch>()
         const owned = yield* repositories.find(location.owner, location.name)
         if (Option.isNone(owned)) return Option.none<BranchMismatch>()
         const heads = yield* git.listBranches(location).pipe(Effect.option)
@@ -72,7 +73,11 @@ export const layer: Layer.Layer<
     return BranchTableConsistency.of({
       mismatches: Effect.gen(function*() {
         const found: Array<BranchMismatch> = []
+        // One listing of the disk rather than a stat per row: rows without a directory are another
+        // check's, and a restored instance can have far more rows than directories.
+        const onDisk = new Set((yield* Effect.orDie(directories.list)).map(key))
         for (const location of yield* inventory.locations) {
+          if (!onDisk.has(key(location))) continue
           const mismatch = yield* compare(location)
           if (Option.isSome(mismatch)) found.push(mismatch.value)
         }
