@@ -6,7 +6,6 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { pageRequest } from "../Paging.ts"
-import { RepositoryInventory } from "../repo/RepositoryInventory.ts"
 import { RepositoryStore } from "../repo/RepositoryStore.ts"
 import { Branches } from "./Branches.ts"
 import { BranchStore } from "./BranchStore.ts"
@@ -30,17 +29,13 @@ export class BranchTableConsistency extends Context.Service<BranchTableConsisten
 
 const PAGE = 50
 
-/** Both sides name locations as storage does (lower-cased), so a plain string key matches them. */
-const key = (location: RepositoryLocation) => `${location.owner}/${location.name}`
-
 export const layer: Layer.Layer<
   BranchTableConsistency,
   never,
-  RepositoryInventory | RepositoryStore | BranchStore | GitStorage | Branches | RepositoryDirectories
+  RepositoryStore | BranchStore | GitStorage | Branches | RepositoryDirectories
 > = Layer.effect(
   BranchTableConsistency,
   Effect.gen(function*() {
-    const inventory = yield* RepositoryInventory
     const repositories = yield* RepositoryStore
     const rows = yield* BranchStore
     const git = yield* GitStorage
@@ -73,11 +68,9 @@ export const layer: Layer.Layer<
     return BranchTableConsistency.of({
       mismatches: Effect.gen(function*() {
         const found: Array<BranchMismatch> = []
-        // One listing of the disk rather than a stat per row: rows without a directory are another
-        // check's, and a restored instance can have far more rows than directories.
-        const onDisk = new Set((yield* Effect.orDie(directories.list)).map(key))
-        for (const location of yield* inventory.locations) {
-          if (!onDisk.has(key(location))) continue
+        // From the disk's side: rows without a directory are another check's (and a restored
+        // instance can have far more rows than directories), directories without a row too.
+        for (const location of yield* Effect.orDie(directories.list)) {
           const mismatch = yield* compare(location)
           if (Option.isSome(mismatch)) found.push(mismatch.value)
         }
