@@ -163,7 +163,7 @@ export const UnadoptedRepositoriesLive = UnadoptedRepositories.layer.pipe(
 
 /** The branch table compared with git's refs, and rewritten from them (doctor, restore). */
 export const BranchTableConsistencyLive = BranchTableConsistency.layer.pipe(
-  Layer.provide(Layer.mergeAll(RepositoryStorage, BranchesLive, RepositoryInventorySql.layer))
+  Layer.provide(Layer.mergeAll(RepositoryStorage, BranchesLive))
 )
 
 /**

@@ -13,6 +13,7 @@ import * as Path from "node:path"
 import * as ConnectionUrl from "./ConnectionUrl.ts"
 import * as DataDirLock from "./DataDirLock.ts"
 import * as PgliteBridge from "./PgliteBridge.ts"
+import * as PgliteTemplate from "./PgliteTemplate.ts"
 
 export class DatabaseOpenFailed extends Schema.TaggedError<DatabaseOpenFailed>()("DatabaseOpenFailed", {
   path: Schema.String,
@@ -71,6 +72,20 @@ export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client,
     multiplex: true
   }))
 
+/**
+ * For a data directory without a database yet, the template to copy instead of running initdb
+ * (PgliteTemplate.ts); none when the template cannot be made or read (e.g. a read-only install),
+ * and PGlite runs initdb itself.
+ */
+const templateFor = async (dataDir: string): Promise<Blob | undefined> => {
+  if (Fs.existsSync(Path.join(dataDir, "PG_VERSION"))) return undefined
+  try {
+    return new Blob([await Fs.promises.readFile(await PgliteTemplate.ensure())])
+  } catch {
+    return undefined
+  }
+}
+
 /** A PGlite instance, closed when the scope ends (PGlite on disk only flushes on a clean close). */
 export const openPglite = (options: {
   readonly dataDir?: string
@@ -86,6 +101,7 @@ export const openPglite = (options: {
           import("@electric-sql/pglite"),
           import("@electric-sql/pglite/contrib/pg_trgm")
         ])
+        const loadDataDir = options.loadDataDir ?? (options.dataDir === undefined ? undefined : await templateFor(options.dataDir))
         return PGlite.create({
           // Extensions PGlite must load at start: later schema needs trigram indexes.
           extensions: { pg_trgm },
@@ -94,7 +110,7 @@ export const openPglite = (options: {
             ...[...pgliteSettings, ...(options.settings ?? [])].flatMap((setting) => ["-c", setting])
           ],
           ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-          ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir })
+          ...(loadDataDir === undefined ? {} : { loadDataDir })
         })
       },
       catch: (cause) => new DatabaseOpenFailed({ path: options.dataDir ?? "memory://", cause })

@@ -6,7 +6,6 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { pageRequest } from "../Paging.ts"
-import { RepositoryInventory } from "../repo/RepositoryInventory.ts"
 import { RepositoryStore } from "../repo/RepositoryStore.ts"
 import { Branches } from "./Branches.ts"
 import { BranchStore } from "./BranchStore.ts"
@@ -33,11 +32,10 @@ const PAGE = 50
 export const layer: Layer.Layer<
   BranchTableConsistency,
   never,
-  RepositoryInventory | RepositoryStore | BranchStore | GitStorage | Branches | RepositoryDirectories
+  RepositoryStore | BranchStore | GitStorage | Branches | RepositoryDirectories
 > = Layer.effect(
   BranchTableConsistency,
   Effect.gen(function*() {
-    const inventory = yield* RepositoryInventory
     const repositories = yield* RepositoryStore
     const rows = yield* BranchStore
     const git = yield* GitStorage
@@ -56,8 +54,6 @@ export const layer: Layer.Layer<
 
     const compare = (location: RepositoryLocation) =>
       Effect.gen(function*() {
-        // A stat before any query or git process: rows without a directory are another check's.
-        if (!(yield* directories.exists(location).pipe(Effect.orElseSucceed(() => false)))) return Option.none<BranchMismatch>()
         const owned = yield* repositories.find(location.owner, location.name)
         if (Option.isNone(owned)) return Option.none<BranchMismatch>()
         const heads = yield* git.listBranches(location).pipe(Effect.option)
@@ -72,7 +68,9 @@ export const layer: Layer.Layer<
     return BranchTableConsistency.of({
       mismatches: Effect.gen(function*() {
         const found: Array<BranchMismatch> = []
-        for (const location of yield* inventory.locations) {
+        // From the disk's side: rows without a directory are another check's (and a restored
+        // instance can have far more rows than directories), directories without a row too.
+        for (const location of yield* Effect.orDie(directories.list)) {
           const mismatch = yield* compare(location)
           if (Option.isSome(mismatch)) found.push(mismatch.value)
         }

@@ -5,13 +5,15 @@
  * that fails leaves the database as empty as it found it.
  *
  * User triggers are disabled while rows go in: the snapshot already holds what they maintain (usage
- * totals, the search epoch), and firing them would count every size a second time. Foreign keys
- * stay on; parents are loaded before their children. Disabling needs only table ownership, which
- * the restoring role has since it just created the tables.
+ * totals, the search epoch), and firing them would count every size a second time. Disabling needs
+ * only table ownership, which the restoring role has since it just created the tables. Foreign keys
+ * and free-standing indexes are set aside and built again once every table is in
+ * (DeferredStructure.ts), before the later migrations run.
  */
 import { Effect, Schema, Stream } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import * as Migrations from "../Migrations.ts"
+import * as DeferredStructure from "./DeferredStructure.ts"
 import { quoteIdentifier, type SequenceValue, tablesInLoadOrder, writableColumns } from "./DatabaseSnapshot.ts"
 
 /** True when the `public` schema has no table yet (a database Kiln never ran on). */
@@ -63,27 +65,32 @@ export const restore = <E, R>(
       if (unknown.length > 0) return yield* new UnknownTables({ tables: unknown })
       // Migrations seed some rows (the search epoch's); the snapshot's replace them.
       if (tables.length > 0) yield* sql.unsafe(`TRUNCATE ${tables.map(quoteIdentifier).join(", ")}`)
+      const rebuild = yield* DeferredStructure.setAside(tables)
       for (const table of tables) {
         const name = quoteIdentifier(table)
         const writable = yield* writableColumns(table)
         const columns = writable.map((column) => quoteIdentifier(column.name)).join(", ")
-        // json_populate_record reads JSON's null as SQL's NULL; a NOT NULL JSON column's null is the JSON value.
+        // json_populate_recordset reads JSON's null as SQL's NULL: in a NOT NULL JSON column it can
+        // only have been the JSON value.
         const values = writable.map((column) =>
           column.notNullJson === null
             ? `r.${quoteIdentifier(column.name)}`
-            : `(e -> '${column.name.replaceAll("'", "''")}')::${column.notNullJson}`
+            : `coalesce(r.${quoteIdentifier(column.name)}, 'null'::${column.notNullJson})`
         ).join(", ")
         yield* sql.unsafe(`ALTER TABLE ${name} DISABLE TRIGGER USER`)
         yield* Stream.runForEach(input.rows(table), (batch) =>
           Effect.gen(function*() {
+            // One parse of the batch (json_populate_recordset): splitting it into elements first
+            // and populating each from its text parsed every row twice.
             yield* sql.unsafe(
-              `INSERT INTO ${name} (${columns}) SELECT ${values} FROM json_array_elements($1::json) e, json_populate_record(NULL::${name}, e) r`,
+              `INSERT INTO ${name} (${columns}) SELECT ${values} FROM json_populate_recordset(NULL::${name}, $1::json) r`,
               [`[${batch.join(",")}]`]
             )
             if (input.loaded !== undefined) yield* input.loaded(table, batch.length)
           }))
         yield* sql.unsafe(`ALTER TABLE ${name} ENABLE TRIGGER USER`)
       }
+      yield* rebuild
       for (const sequence of input.sequences) {
         yield* sequence.lastValue === null
           ? sql`SELECT setval(${quoteIdentifier(sequence.name)}::regclass, 1, false)`

@@ -3,7 +3,7 @@
  *
  *   layer(Migrations.layer(loader).pipe(Layer.provideMerge(TestDatabase.layer)))("...", (it) => ...)
  *
- * By default it is PGlite restored from the run's snapshot (see globalSetup.ts). With
+ * By default it is PGlite restored from the run's template (PgliteTemplate.ts, globalSetup.ts). With
  * KILN_TEST_DATABASE_URL set (e.g. postgres://postgres@127.0.0.1:5432/test) it is a new database
  * `kiln_t_<random>` created through that server and dropped afterwards, so parallel files and
  * parallel runs never share one. No migrations are applied here: callers add their own.
@@ -16,11 +16,11 @@ import * as Fs from "node:fs"
 import { inject } from "vitest"
 import * as ConnectionUrl from "../ConnectionUrl.ts"
 import * as Database from "../Database.ts"
-import * as PgliteSnapshot from "./PgliteSnapshot.ts"
+import * as PgliteTemplate from "../PgliteTemplate.ts"
 
-/** PGlite restored from the snapshot, closed with the scope. */
+/** PGlite restored from the template, closed with the scope. */
 export const pglite = Effect.gen(function*() {
-  const snapshot = inject("kilnPgliteSnapshot") ?? (yield* Effect.promise(PgliteSnapshot.ensure))
+  const snapshot = inject("kilnPgliteSnapshot") ?? (yield* Effect.promise(PgliteTemplate.ensure))
   const loadDataDir = new Blob([Fs.readFileSync(snapshot)])
   return yield* Database.openPglite({ loadDataDir })
 })
