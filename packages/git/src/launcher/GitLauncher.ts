@@ -10,16 +10,14 @@
  * are cheap, and they do not stop the server.
  *
  * Data does not pass through the launcher: for each start it connects to a Unix socket of this
- * process and gives that connection to git as stdin and stdout. The socket lies in a directory only
- * this user can enter, and a connection names its start by a random key, so no other local process
- * can stand in for a git. Here the connection is the
+ * process and gives that connection to git as stdin and stdout. Here the connection is the
  * process's `stdin` (ending it is git's end of input) and `stdout`; git's stderr arrives with its
  * exit. When the launcher cannot be started, processes are started directly.
  */
 import { type ChildProcess, fork, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { EventEmitter } from "node:events"
-import { mkdtempSync, rmSync } from "node:fs"
+import { rmSync } from "node:fs"
 import { createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -45,8 +43,7 @@ type LauncherMessage =
     readonly stderr: string
   }
 
-/** A start's connection opens with its key: 16 random bytes in hex, which no other local process can know. */
-const KEY_BYTES = 32
+const HEADER_BYTES = 12
 
 // Run from source the launcher is GitLauncherProcess.ts; in the server's bundle it is
 // GitLauncherProcess.js beside the chunk holding this module.
@@ -66,7 +63,6 @@ class LaunchedGit extends EventEmitter implements GitProcess {
   #started = false
   #exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined
   #outputEnded = false
-  #socketClosed = false
   #spawned = false
   #failed = false
 
@@ -92,9 +88,9 @@ class LaunchedGit extends EventEmitter implements GitProcess {
     else this.stdin.once("close", () => socket.end())
     this.stdin.pipe(socket)
     socket.pipe(this.stdout)
+    // Output no one reads any more (its destination was dropped) still has to end for `close`.
     socket.once("close", () => {
-      this.#socketClosed = true
-      this.#discardUnread()
+      if (!this.stdout.readableEnded && this.stdout.readableFlowing !== true) this.stdout.resume()
     })
     this.#spawnWhenReady()
   }
@@ -135,20 +131,7 @@ class LaunchedGit extends EventEmitter implements GitProcess {
   exited(code: number | null, signal: NodeJS.Signals | null, stderr: string): void {
     this.#exit = { code, signal }
     this.stderr.end(stderr)
-    this.#discardUnread()
     this.#closeWhenDone()
-  }
-
-  /**
-   * Once git exited and its output is all here, output nobody reads (never read, or its reader
-   * dropped it and paused) is discarded so that `close` can come, as Node does for a ChildProcess's
-   * stdio. Looked at a turn later: a reader attached right after `spawn` is attached by then.
-   */
-  #discardUnread(): void {
-    if (this.#exit === undefined || !this.#socketClosed) return
-    setImmediate(() => {
-      if (!this.stdout.readableEnded && this.stdout.readableFlowing !== true) this.stdout.resume()
-    })
   }
 
   #spawnWhenReady(): void {
@@ -165,32 +148,26 @@ class LaunchedGit extends EventEmitter implements GitProcess {
 class Launcher {
   readonly child: ChildProcess
   readonly server: Server
-  /** A directory only this user can enter (mkdtemp's 0700), holding the socket. */
-  readonly directory: string
   readonly socketPath: string
   readonly #pending = new Map<number, LaunchedGit>()
-  /** Key of each pending start's connection → its id. */
-  readonly #keys = new Map<string, number>()
   #nextId = 0
 
-  private constructor(child: ChildProcess, server: Server, directory: string) {
+  private constructor(child: ChildProcess, server: Server, socketPath: string) {
     this.child = child
     this.server = server
-    this.directory = directory
-    this.socketPath = join(directory, "git.sock")
+    this.socketPath = socketPath
     child.on("message", (message: LauncherMessage) => {
       if (message._tag === "Ready") return
       const git = this.#pending.get(message.id)
       if (git === undefined) return
       if (message._tag === "Started") git.started()
       else if (message._tag === "Failed") {
-        this.#untrack(message.id)
-        for (const [key, id] of this.#keys) if (id === message.id) this.#keys.delete(key)
+        this.#pending.delete(message.id)
         git.failed(message.message)
       } else {
         // A quick git can exit before its connection is taken here: it stays pending for it, as
         // its output is in that connection.
-        if (git.isConnected) this.#untrack(message.id)
+        if (git.isConnected) this.#pending.delete(message.id)
         git.exited(message.code, message.signal, message.stderr)
       }
     })
@@ -199,23 +176,19 @@ class Launcher {
   }
 
   static start(): Promise<Launcher> {
-    const directory = mkdtempSync(join(tmpdir(), "kiln-git-"))
+    const socketPath = join(tmpdir(), `kiln-git-${process.pid}-${randomBytes(4).toString("hex")}.sock`)
     const server = createServer()
     return new Promise<Launcher>((resolve, reject) => {
-      server.once("error", (error) => {
-        rmSync(directory, { recursive: true, force: true })
-        reject(error)
-      })
-      server.listen(join(directory, "git.sock"), () => {
-        const child = fork(launcherUrl, [directory], { stdio: ["ignore", "ignore", "inherit", "ipc"], execArgv: [], serialization: "json" })
-        const launcher = new Launcher(child, server, directory)
-        process.once("exit", () => rmSync(directory, { recursive: true, force: true }))
+      server.once("error", reject)
+      server.listen(socketPath, () => {
+        const child = fork(launcherUrl, [], { stdio: ["ignore", "ignore", "inherit", "ipc"], execArgv: [], serialization: "json" })
+        const launcher = new Launcher(child, server, socketPath)
         child.once("error", (error) => {
           launcher.close()
           reject(error)
         })
         child.once("message", () => {
-          // Only a start under way keeps this process alive (Launcher.#track), not the launcher itself.
+          // Neither keeps the server's process alive.
           child.unref()
           child.channel?.unref()
           server.unref()
@@ -234,48 +207,29 @@ class Launcher {
     const git = new LaunchedGit((signal) => {
       if (this.alive) this.child.send({ _tag: "Kill", id, signal })
     })
-    const key = randomBytes(KEY_BYTES / 2).toString("hex")
-    this.#track(id, git)
-    this.#keys.set(key, id)
-    this.child.send({ _tag: "Start", id, key, command, args, env, socketPath: this.socketPath })
+    this.#pending.set(id, git)
+    this.child.send({ _tag: "Start", id, command, args, env, socketPath: this.socketPath })
     return git
   }
 
   close(): void {
     this.child.kill()
     this.server.close()
-    rmSync(this.directory, { recursive: true, force: true })
-  }
-
-  /**
-   * A start waits on the launcher's messages and connection, which the event loop would not wait
-   * for once unreferenced: a command-line run awaiting git would end early. So the channel is
-   * referenced exactly while a start is pending.
-   */
-  #track(id: number, git: LaunchedGit): void {
-    if (this.#pending.size === 0) this.child.channel?.ref()
-    this.#pending.set(id, git)
-  }
-
-  #untrack(id: number): void {
-    if (!this.#pending.delete(id) || this.#pending.size > 0) return
-    this.child.channel?.unref()
+    rmSync(this.socketPath, { force: true })
   }
 
   /** Reads the start's name off a new connection, then hands the connection to its git. */
   #identify(socket: Socket): void {
     socket.on("error", () => socket.destroy())
     const onReadable = () => {
-      const header: Buffer | null = socket.read(KEY_BYTES)
+      const header: Buffer | null = socket.read(HEADER_BYTES)
       if (header === null) return
       socket.off("readable", onReadable)
-      const key = header.toString("latin1")
-      const id = this.#keys.get(key)
-      this.#keys.delete(key)
-      const git = id === undefined ? undefined : this.#pending.get(id)
-      if (id === undefined || git === undefined) return socket.destroy()
+      const id = Number(header.toString("latin1"))
+      const git = this.#pending.get(id)
+      if (git === undefined) return socket.destroy()
       git.connected(socket)
-      if (git.hasExited) this.#untrack(id)
+      if (git.hasExited) this.#pending.delete(id)
     }
     socket.on("readable", onReadable)
   }
@@ -283,12 +237,11 @@ class Launcher {
   /** The launcher died: what it had started is reported failed (its gits, orphaned, end with their connections). */
   #lost(): void {
     for (const [id, git] of this.#pending) {
-      this.#untrack(id)
+      this.#pending.delete(id)
       git.failed("the git launcher exited")
     }
-    this.#keys.clear()
     this.server.close()
-    rmSync(this.directory, { recursive: true, force: true })
+    rmSync(this.socketPath, { force: true })
   }
 }
 

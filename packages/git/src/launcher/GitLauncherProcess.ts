@@ -8,16 +8,12 @@
  * which is the point (forking a small process costs far less than forking the server).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { rmSync } from "node:fs"
 import { connect } from "node:net"
-import { basename } from "node:path"
 
 type Request =
   | {
     readonly _tag: "Start"
     readonly id: number
-    /** What the connection opens with, naming the start to the server. */
-    readonly key: string
     readonly command: string
     readonly args: ReadonlyArray<string>
     readonly env: Readonly<Record<string, string>>
@@ -26,17 +22,17 @@ type Request =
   | { readonly _tag: "Kill"; readonly id: number; readonly signal: NodeJS.Signals }
 
 const STDERR_LIMIT = 64 * 1024
+const HEADER_BYTES = 12
 
 const children = new Map<number, ChildProcess>()
-// A server that went away cannot be told anything: its disconnect ends this process.
-const send = (message: object) => process.send?.(message, (error: Error | null) => void error)
+const send = (message: object) => process.send?.(message)
 
 const start = (request: Extract<Request, { _tag: "Start" }>) => {
   const socket = connect(request.socketPath)
   socket.on("error", (error) => send({ _tag: "Failed", id: request.id, message: error.message }))
   socket.once("connect", () => {
     // The start's name first, written before git can write anything to the same connection.
-    socket.write(request.key, () => {
+    socket.write(String(request.id).padStart(HEADER_BYTES, "0"), () => {
       const child = spawn(request.command, [...request.args], { env: request.env, stdio: [socket, socket, "pipe"] })
       children.set(request.id, child)
       const stderr: Array<Buffer> = []
@@ -71,12 +67,5 @@ process.on("message", (message: Request) => {
 // process ends when the server is gone, leaving running git processes to finish their connection.
 process.on("SIGINT", () => undefined)
 process.on("SIGTERM", () => undefined)
-// The socket's directory (the first argument) goes with the server, however the server ended.
-const socketDirectory = process.argv[2]
-process.on("disconnect", () => {
-  if (socketDirectory !== undefined && basename(socketDirectory).startsWith("kiln-git-")) {
-    rmSync(socketDirectory, { recursive: true, force: true })
-  }
-  process.exit(0)
-})
+process.on("disconnect", () => process.exit(0))
 send({ _tag: "Ready" })
