@@ -9,9 +9,8 @@
  * beside their own modules.
  *
  * `dist/` holds `main.js` (the server), `RenderWorker.js` (the markdown worker, which WorkerPool
- * finds beside its own chunk), `EditorConfigWorker.js` (found the same way by MatchingThread),
- * `GitLauncherProcess.js` (the git launcher, found the same way by GitLauncher) and `templates/`
- * (read by RepositoryTemplates from beside its chunk).
+ * finds beside its own chunk), `EditorConfigWorker.js` (found the same way by MatchingThread) and
+ * `templates/` (read by RepositoryTemplates from beside its chunk).
  */
 import { cpSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -30,8 +29,7 @@ export const bundleServer = async (): Promise<void> => {
       // The version check first; the server is a chunk it imports once the check passed.
       main: at("../src/start.ts"),
       RenderWorker: at("../../../packages/markdown/src/worker/RenderWorker.ts"),
-      EditorConfigWorker: at("../src/platform/editorconfig/EditorConfigWorker.ts"),
-      GitLauncherProcess: at("../../../packages/git/src/launcher/GitLauncherProcess.ts")
+      EditorConfigWorker: at("../src/platform/editorconfig/EditorConfigWorker.ts")
     },
     platform: "node",
     external: [/^@electric-sql\/pglite(\/|$)/, "editorconfig"],
