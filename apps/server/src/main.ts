@@ -4,19 +4,14 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Duration, Effect, Exit, Layer, Logger, Runtime } from "effect"
-import { createServer } from "node:http"
 import * as ArrayBufferReclaimer from "./platform/ArrayBufferReclaimer.ts"
 import * as KilnConfig from "./config/KilnConfig.ts"
-import { holdEarlyRequests } from "./http/EarlyRequests.ts"
-import { closeIdleConnections } from "./http/IdleConnections.ts"
+import { createNodeServer } from "./http/NodeServer.ts"
 import * as KilnServer from "./KilnServer.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
-  // No limit on receiving a whole request: a large push may take longer than Node's default 5
-  // minutes. Headers must still arrive within `headersTimeout`, and a connection on which nothing
-  // moves is closed after KILN_HTTP_IDLE_TIMEOUT.
-  const server = () => closeIdleConnections(holdEarlyRequests(createServer({ requestTimeout: 0 })), config.httpIdleTimeoutSeconds * 1000)
+  const server = () => createNodeServer({ idleMillis: config.httpIdleTimeoutSeconds * 1000 })
   return NodeHttpServer.layer(server, {
     port: config.httpPort,
     host: config.httpHost,

@@ -59,6 +59,11 @@ describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL data
         env: { DATABASE_URL: Redacted.value(databaseUrl), KILN_SIGNING_KEY: "generate", KILN_ACCESS_LOG: "false" }
       })
     const processes: Array<ServerProcess> = [0, 1, 2].map(start)
+    let killing: Promise<void> = Promise.resolve()
+    let failure: unknown = undefined
+    // Where the time goes, for reading a slow or hung run.
+    const began = Date.now()
+    const phase = (name: string) => console.log(`[several] ${((Date.now() - began) / 1000).toFixed(1)} s: ${name}`)
     try {
       // Started together: migrations, the administrator and the signing key happen once; all stay up.
       await Promise.all(processes.map(listening))
@@ -151,14 +156,17 @@ describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL data
         const revokedAt = Date.now()
         for (const other of [0, 1, 2].filter((index) => index !== i)) {
           for (;;) {
+            // A request sent in the first 100 ms may still be accepted, whenever its answer arrives.
+            const sentAt = Date.now()
             const answer = await signedIn(other, token.secret)
             if (answer.status === 401) break
-            assert.isBelow(Date.now() - revokedAt, 100, `process ${other} still accepts a token revoked through ${i}`)
+            assert.isBelow(sentAt - revokedAt, 100, `process ${other} still accepts a token revoked through ${i}`)
           }
         }
         revocationDelays.push(Date.now() - revokedAt)
       }
       await revoke(0)
+      phase("first revocation")
 
       // Working copies: three of `shared`, one each of `other1` and `other2`.
       const clone = async (name: string, repo: string, index: number) => {
@@ -166,6 +174,7 @@ describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL data
         await git(["clone", "-q", remote(index, "alice", repo), path])
         return path
       }
+      phase("cloning")
       const copies = await Promise.all([0, 1, 2].map((i) => clone(`shared-${i}`, "shared", i)))
       const others = await Promise.all([clone("other1", "other1", 0), clone("other2", "other2", 1)])
 
@@ -193,6 +202,19 @@ describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL data
       const apiBranches = new Map<string, boolean>()
       const packageFiles = new Map<string, boolean>()
 
+      // SIGKILL of the third process mid-run, then a restart on the same port. Awaited before the
+      // processes are stopped, even when the workload failed early, so that no kill lands on a
+      // process being stopped.
+      killing = (async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1500))
+        const victim = processes[2]
+        victim?.child.kill("SIGKILL")
+        await victim?.exited
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        const restarted = start(2)
+        processes[2] = restarted
+        await listening(restarted)
+      })()
       const workload = [
         // 30 pushes to one repository through all processes at once.
         ...copies.map((copy, i) => pushBranches(copy, "shared", i * 10, 10, "br")),
@@ -243,19 +265,11 @@ describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL data
         })(),
         // A token revoked mid-run.
         revoke(1),
-        // SIGKILL of the third process mid-run, then a restart on the same port.
-        (async () => {
-          await new Promise((resolve) => setTimeout(resolve, 1500))
-          const victim = processes[2]
-          victim?.child.kill("SIGKILL")
-          await victim?.exited
-          await new Promise((resolve) => setTimeout(resolve, 500))
-          const restarted = start(2)
-          processes[2] = restarted
-          await listening(restarted)
-        })()
+        killing
       ]
-      await Promise.all(workload)
+      phase("workload started")
+      await Promise.all(workload.map((task, i) => task.then(() => phase(`workload task ${i} done`))))
+      phase("workload done")
       await revoke(2)
 
       // Every process reads every repository's branches (a read heals a table left pending).
@@ -267,6 +281,7 @@ describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL data
         }
       }
 
+      phase("branches read everywhere")
       // The branch table equals the refs of every repository; no mark is left.
       for (const repository of repositories) {
         const gitdir = join(dataDir, "repositories", repository.owner, `${repository.name}.git`)
@@ -343,11 +358,24 @@ describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL data
       // One signing key for all.
       const keys = await Promise.all([0, 1, 2].map((index) => expect(call(index, "GET", "/api/v1/signing-key.gpg"), 200)))
       assert.strictEqual(new Set(keys.map((key) => key.text)).size, 1)
+      phase("checks done")
+    } catch (error) {
+      // The first failure is the one to report; the processes' output helps read it.
+      failure = error
     } finally {
+      await killing.catch((error: unknown) => {
+        failure ??= error
+      })
+      phase("stopping")
       for (const running of processes) running.child.kill("SIGTERM")
       const codes = await Promise.all(processes.map((running) => running.exited))
+      phase("stopped")
       await Effect.runPromise(Scope.close(scope, Exit.void))
-      assert.deepStrictEqual(codes, [0, 0, 0], processes.map((running) => running.output.slice(-2000)).join("\n---\n"))
+      const output = processes.map((running) => running.output.slice(-3000)).join("\n---\n")
+      if (failure !== undefined) {
+        throw new Error(`${failure instanceof Error ? failure.stack ?? failure.message : String(failure)}\n\nserver output:\n${output}`)
+      }
+      assert.deepStrictEqual(codes, [0, 0, 0], output)
     }
   }, 600_000)
 })
