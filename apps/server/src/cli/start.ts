@@ -1,0 +1,8 @@
+/**
+ * What `node dist/kiln.js` (`pnpm kiln`) runs: the Node.js version check, then the command line,
+ * imported only after the check as the server is (../start.ts).
+ */
+import { exitIfTooOld } from "../NodeVersionGate.ts"
+
+exitIfTooOld()
+await import("./main.ts")
