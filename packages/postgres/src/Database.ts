@@ -73,16 +73,22 @@ export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client,
   }))
 
 /**
- * For a data directory without a database yet, the template to copy instead of running initdb
- * (PgliteTemplate.ts); none when the template cannot be made or read (e.g. a read-only install),
- * and PGlite runs initdb itself.
+ * A data directory without a database yet gets a copy of the template (PgliteTemplate.ts) instead
+ * of running initdb. When the template cannot be made or copied (e.g. a read-only install), the
+ * directory stays empty and PGlite runs initdb itself.
  */
-const templateFor = async (dataDir: string): Promise<Blob | undefined> => {
-  if (Fs.existsSync(Path.join(dataDir, "PG_VERSION"))) return undefined
+const fromTemplate = async (dataDir: string): Promise<void> => {
+  if (Fs.existsSync(Path.join(dataDir, "PG_VERSION"))) return
+  // Copied beside it and renamed: a copy cut short never looks like a database.
+  const copy = `${dataDir}.template-${process.pid}`
   try {
-    return new Blob([await Fs.promises.readFile(await PgliteTemplate.ensure())])
+    // Not cpSync: that copies on the main thread, which a restore reading its archive meanwhile needs.
+    await Fs.promises.cp(await PgliteTemplate.ensureDirectory(), copy, { recursive: true })
+    await Fs.promises.rm(dataDir, { recursive: true, force: true })
+    await Fs.promises.rename(copy, dataDir)
   } catch {
-    return undefined
+    await Fs.promises.rm(copy, { recursive: true, force: true })
+    await Fs.promises.mkdir(dataDir, { recursive: true })
   }
 }
 
@@ -101,7 +107,8 @@ export const openPglite = (options: {
           import("@electric-sql/pglite"),
           import("@electric-sql/pglite/contrib/pg_trgm")
         ])
-        const loadDataDir = options.loadDataDir ?? (options.dataDir === undefined ? undefined : await templateFor(options.dataDir))
+        if (options.loadDataDir === undefined && options.dataDir !== undefined) await fromTemplate(options.dataDir)
+        const loadDataDir = options.loadDataDir
         return PGlite.create({
           // Extensions PGlite must load at start: later schema needs trigram indexes.
           extensions: { pg_trgm },

@@ -237,6 +237,15 @@ export const sessionUse = (stream: (() => Duplex) | undefined): SessionUse | und
   return { connections: session.open, busy: session.lock.held, waiting: session.lock.waiting }
 }
 
+/**
+ * The PGlite behind a client's `stream` option, when it is a `connector`: for what the protocol
+ * bridge cannot carry (COPY from a blob), run on the same session, so inside the caller's
+ * transaction. Only for a caller that holds the session (its transaction is open) and awaits the
+ * call before its next statement.
+ */
+export const embeddedOf = (stream: (() => Duplex) | undefined): PGlite | undefined =>
+  stream === undefined ? undefined : connectors.get(stream)
+
 /** Resolves once every connection that has started closing has reset the session. */
 export const whenClosed = (db: PGlite): Promise<void> =>
   Promise.all(sessionOf(db).closing).then(() => undefined)

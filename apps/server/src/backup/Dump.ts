@@ -42,7 +42,7 @@ export interface DumpSummary {
   readonly signingKeyIncluded: boolean
 }
 
-const chunkName = (table: string, index: number) => `database/${table}/${String(index).padStart(6, "0")}.jsonl`
+const chunkName = (table: string, index: number) => `database/${table}/${String(index).padStart(6, "0")}.copy`
 
 const exists = (path: string) => stat(path).then((info) => info, () => undefined)
 

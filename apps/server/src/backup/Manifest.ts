@@ -5,15 +5,20 @@
 import { Schema } from "effect"
 
 export const MANIFEST_PATH = "manifest.json"
-export const FORMAT = 1
+/** 2: rows in COPY's text format, each table with its columns; 1 (still read): rows as JSON lines. */
+export const FORMAT = 2
 
 export const Manifest = Schema.Struct({
-  format: Schema.Literal(FORMAT),
+  format: Schema.Literals([1, FORMAT]),
   kilnVersion: Schema.String,
   schemaVersion: Schema.Int,
   createdAt: Schema.String,
   database: Schema.Struct({
-    tables: Schema.Array(Schema.Struct({ name: Schema.String, rows: Schema.Int })),
+    tables: Schema.Array(Schema.Struct({
+      name: Schema.String,
+      rows: Schema.Int,
+      columns: Schema.optionalKey(Schema.Array(Schema.String))
+    })),
     sequences: Schema.Array(Schema.Struct({ name: Schema.String, lastValue: Schema.NullOr(Schema.String) }))
   }),
   counts: Schema.Struct({

@@ -14,7 +14,7 @@ import { dirname, join } from "node:path"
 import { finished, pipeline } from "node:stream/promises"
 import { once } from "node:events"
 import { createGunzip } from "node:zlib"
-import { Effect, Stream } from "effect"
+import { Effect, type Scope, Stream } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import * as DatabaseRestore from "@kiln/postgres/backup/DatabaseRestore"
 import type { Migrations as MigrationRun } from "@kiln/postgres"
@@ -64,7 +64,7 @@ interface Extracted {
   readonly checksums: ReadonlyMap<string, string>
 }
 
-const extract = (input: string, dataDir: string, progress: ProgressLine): Promise<Extracted> =>
+const extract = (input: string, dataDir: string, progress: ProgressLine, signal: AbortSignal): Promise<Extracted> =>
   (async () => {
     const groups = new Map<string, Hash>()
     const hashOf = (path: string) => {
@@ -81,9 +81,12 @@ const extract = (input: string, dataDir: string, progress: ProgressLine): Promis
     let items = 0
     let bytes = 0
     const reader = TarStream.extract()
-    const reading = pipeline(createReadStream(input), createGunzip(), reader)
+    // Large chunks: the archive is mostly a few big entries, and each chunk costs a turn of the
+    // main thread, which the database's start and its loading need too.
+    const reading = pipeline(createReadStream(input, { highWaterMark: 1 << 20 }), createGunzip({ chunkSize: 1 << 18 }), reader, { signal })
     reading.catch(() => {})
     for await (const entry of reader) {
+      signal.throwIfAborted()
       const name = entry.header.name
       if (name === MANIFEST_PATH) {
         const chunks: Array<Buffer> = []
@@ -136,8 +139,8 @@ const verify = (extracted: Extracted): Effect.Effect<void, BackupFailed> => {
   )
 }
 
-/** The staged rows of a table, one batch per chunk file, in the order they were dumped. */
-const stagedRows = (dataDir: string, table: string): Stream.Stream<ReadonlyArray<string>, BackupFailed> => {
+/** The staged rows of a table, one chunk per file (whole lines), in the order they were dumped. */
+const stagedRows = (dataDir: string, table: string): Stream.Stream<Uint8Array, BackupFailed> => {
   const directory = join(stagingDirectory(dataDir), table)
   return Stream.fromEffect(attempt("reading staged rows", () =>
     readdir(directory).then((names) => names.sort(), (error: unknown) => {
@@ -145,12 +148,18 @@ const stagedRows = (dataDir: string, table: string): Stream.Stream<ReadonlyArray
       throw error
     }))).pipe(
       Stream.flatMap((names) => Stream.fromIterable(names)),
-      Stream.mapEffect((name) =>
-        attempt("reading staged rows", () => readFile(join(directory, name), "utf8")).pipe(
-          Effect.map((text) => text.split("\n").filter((line) => line !== ""))
-        )
-      )
+      Stream.mapEffect((name) => attempt("reading staged rows", () => readFile(join(directory, name))))
     )
+}
+
+/** The manifest's format as DatabaseRestore reads rows: format 1 has JSON lines, 2 COPY text with the columns named. */
+const rowFormat = (manifest: Manifest): Effect.Effect<DatabaseRestore.RowFormat, BackupFailed> => {
+  if (manifest.format === 1) return Effect.succeed({ _tag: "json" })
+  const columns = new Map(manifest.database.tables.map((table) => [table.name, table.columns]))
+  const without = manifest.database.tables.filter((table) => table.columns === undefined).map((table) => table.name)
+  return without.length > 0
+    ? Effect.fail(new BackupFailed({ message: `the manifest names no columns for ${without.join(", ")}` }))
+    : Effect.succeed({ _tag: "copy", columns: (table) => columns.get(table) ?? [] })
 }
 
 export interface RestoreOptions {
@@ -172,24 +181,63 @@ const clearDataDir = (dataDir: string) =>
     for (const entry of entries) if (!toleratedEntries.has(entry)) await rm(join(dataDir, entry), { recursive: true, force: true })
   })
 
-/** Restores into `dataDir` and the SqlClient's database; call ensureEmptyDataDir before opening the database. */
-export const restore = (
-  options: RestoreOptions
-): Effect.Effect<RestoreSummary, BackupFailed | SqlError.SqlError | MigrationRun.MigrationError, SqlClient.SqlClient> =>
+/** An archive being read into the data directory while the database opens (startReading). */
+export interface Reading {
+  /** The manifest and the checksums read, once the whole archive is in. */
+  readonly extracted: Effect.Effect<Extracted, BackupFailed>
+  /** Stops reading and waits until nothing more is written. */
+  readonly stop: Effect.Effect<void>
+}
+
+/**
+ * Checks that the data directory is empty and starts reading the archive into it: the files go to
+ * their places, the rows to the staging directory. Reading needs no database, so it goes on while
+ * one opens (an embedded one takes a second). Stopped when the scope closes.
+ */
+export const startReading = (options: RestoreOptions): Effect.Effect<Reading, BackupFailed, Scope.Scope> =>
   Effect.gen(function*() {
     yield* ensureEmptyDataDir(options.dataDir)
+    const progress = options.progress(0)
+    const controller = new AbortController()
+    const extracting = extract(options.input, options.dataDir, progress, controller.signal).finally(() => progress.done())
+    const settled = extracting.then(() => undefined, () => undefined)
+    const stop = Effect.promise(() => {
+      controller.abort()
+      return settled
+    })
+    yield* Effect.addFinalizer(() => stop)
+    return { extracted: attempt(`reading ${options.input}`, () => extracting), stop }
+  })
+
+/** Stops a reading and removes what the restore wrote: for a restore that failed, or whose database did not open. */
+export const abandon = (options: RestoreOptions, reading: Reading): Effect.Effect<void> =>
+  Effect.andThen(reading.stop, clearDataDir(options.dataDir))
+
+/**
+ * Finishes a restore whose archive is being read: refuses a database that is not empty, waits for
+ * the archive, checks it and loads the rows. On failure, everything written is removed.
+ */
+export const restoreRead = (
+  options: RestoreOptions,
+  reading: Reading
+): Effect.Effect<RestoreSummary, BackupFailed | SqlError.SqlError | MigrationRun.MigrationError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
     if (!(yield* DatabaseRestore.isEmpty)) {
       return yield* new BackupFailed({ message: "the database is not empty (it has tables); restore only into an empty one" })
     }
-    return yield* restoreChecked(options).pipe(Effect.onError(() => clearDataDir(options.dataDir)))
-  })
+    return yield* loadRead(options, reading)
+  }).pipe(Effect.onError(() => abandon(options, reading)))
 
-/** After the targets were found empty: on failure, everything written is removed. */
-const restoreChecked = (options: RestoreOptions) =>
+/** Restores into `dataDir` and the SqlClient's database, already open (an embedded one must have been opened in `dataDir` after it was found empty). */
+export const restore = (
+  options: RestoreOptions
+): Effect.Effect<RestoreSummary, BackupFailed | SqlError.SqlError | MigrationRun.MigrationError, SqlClient.SqlClient> =>
+  Effect.scoped(Effect.flatMap(startReading(options), (reading) => restoreRead(options, reading)))
+
+/** After the targets were found empty. */
+const loadRead = (options: RestoreOptions, reading: Reading) =>
   Effect.gen(function*() {
-    const progress = options.progress(0)
-    const extracted = yield* attempt(`reading ${options.input}`, () => extract(options.input, options.dataDir, progress))
-    progress.done()
+    const extracted = yield* reading.extracted
     const { manifest } = extracted
     const latest = yield* DatabaseRestore.latestVersion(Migrations.loader)
     if (manifest.schemaVersion > latest) {
@@ -203,8 +251,12 @@ const restoreChecked = (options: RestoreOptions) =>
       schemaVersion: manifest.schemaVersion,
       tables: manifest.database.tables.map((table) => table.name),
       sequences: manifest.database.sequences,
+      format: yield* rowFormat(manifest),
       rows: (table) => stagedRows(options.dataDir, table)
-    }).pipe(Effect.catchTag("UnknownTables", (error) => Effect.fail(new BackupFailed({ message: error.message }))))
+    }).pipe(Effect.catchTags({
+      UnknownTables: (error) => Effect.fail(new BackupFailed({ message: error.message })),
+      UnknownColumns: (error) => Effect.fail(new BackupFailed({ message: error.message }))
+    }))
     yield* attempt("removing the staged rows", () => rm(join(options.dataDir, "tmp"), { recursive: true, force: true }))
     return { manifest, schemaVersion: latest } satisfies RestoreSummary
   })

@@ -12,7 +12,7 @@ import { BackupFailed } from "../backup/BackupFailed.ts"
 import { dumpThroughServer } from "../backup/ControlClient.ts"
 import { dump, type DumpSummary } from "../backup/Dump.ts"
 import { formatBytes, progressLine } from "../backup/Progress.ts"
-import { ensureEmptyDataDir, restore } from "../backup/Restore.ts"
+import { abandon, restoreRead, startReading } from "../backup/Restore.ts"
 import * as Application from "../Application.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as KilnConfigLayer from "../config/KilnConfig.ts"
@@ -95,24 +95,31 @@ export const restoreCommand = Command.make(
   Effect.fnUntraced(function*(flags) {
     const config = yield* KilnConfig
     const dataDir = resolve(config.dataDir)
-    // Before the database is opened: opening an embedded one creates files in the data directory.
-    yield* ensureEmptyDataDir(dataDir)
-    const { summary, resynced } = yield* Effect.gen(function*() {
-      const summary = yield* restore({
-        input: resolve(flags.input),
-        dataDir,
-        progress: (estimate) => progressLine("restore", estimate)
-      })
-      // The files were copied after the rows were read: a push in between left refs the branch
-      // table lacks. On the same connection: reopening the database would cost as much again.
-      const resynced = yield* Effect.gen(function*() {
-        const consistency = yield* BranchTableConsistency
-        const mismatches = yield* consistency.mismatches
-        yield* consistency.repair(mismatches.map((mismatch) => mismatch.location))
-        return mismatches.length
-      }).pipe(Effect.provide(Application.layer))
-      return { summary, resynced }
-    }).pipe(Effect.provide(UnmigratedDatabase(restoreSettings)))
+    const options = { input: resolve(flags.input), dataDir, progress: (estimate: number) => progressLine("restore", estimate) }
+    const { summary, resynced } = yield* Effect.scoped(Effect.gen(function*() {
+      // Before the database is opened (opening an embedded one creates files in the data
+      // directory), and read while it opens.
+      const reading = yield* startReading(options)
+      let restored = false
+      return yield* Effect.gen(function*() {
+        const summary = yield* restoreRead(options, reading)
+        restored = true
+        // The files were copied after the rows were read: a push in between left refs the branch
+        // table lacks. On the same connection: reopening the database would cost as much again.
+        const resynced = yield* Effect.gen(function*() {
+          const consistency = yield* BranchTableConsistency
+          const mismatches = yield* consistency.mismatches
+          yield* consistency.repair(mismatches.map((mismatch) => mismatch.location))
+          return mismatches.length
+        }).pipe(Effect.provide(Application.layer))
+        return { summary, resynced }
+      }).pipe(
+        Effect.provide(UnmigratedDatabase(restoreSettings)),
+        // A database that did not open leaves nothing of the restore behind either (a restore
+        // that failed has cleared up itself; one that is done stays).
+        Effect.onError(() => restored ? Effect.void : abandon(options, reading))
+      )
+    }))
     const { counts, database } = summary.manifest
     yield* Console.log(`restored ${flags.input} (made by Kiln ${summary.manifest.kilnVersion} at ${summary.manifest.createdAt})`)
     yield* Console.log(`  ${database.tables.reduce((sum, table) => sum + table.rows, 0)} rows, ${counts.repositories} repositories, ${counts.attachments} attachments, ${counts.packageFiles} package files`)

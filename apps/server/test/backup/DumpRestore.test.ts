@@ -8,7 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { freePort, listening, spawnServer } from "../support/ServerProcess.ts"
 import { freshDatabase, git, gitEnv, keepPushing, listEverything, populate, runCli, temporaryDirectory } from "./BackupFixtures.ts"
@@ -101,6 +101,15 @@ describe("kiln dump and kiln restore", () => {
     const again = await runCli(["dump", "--output", archive], { ...env, KILN_DATA_DIR: sourceDir })
     assert.strictEqual(again.code, 1)
     assert.include(again.stderr, "exists; a dump never overwrites a file")
+
+    // The archive is read while the database opens: a database that cannot open (held by another
+    // process) leaves nothing of what was read behind.
+    const heldDir = temporaryDirectory("kiln-backup-stopped-held-")
+    writeFileSync(join(heldDir, "kiln.lock"), String(process.pid))
+    const held = await runCli(["restore", "--input", archive], { ...env, KILN_DATA_DIR: heldDir })
+    assert.notStrictEqual(held.code, 0)
+    assert.include(held.stdout + held.stderr, `in use by process ${process.pid}`)
+    assert.deepStrictEqual(readdirSync(heldDir), ["kiln.lock"])
 
     const targetDir = join(temporaryDirectory("kiln-backup-stopped-target-"), "data")
     const restored = await runCli(["restore", "--input", archive], { ...env, KILN_DATA_DIR: targetDir })

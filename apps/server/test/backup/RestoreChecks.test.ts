@@ -89,11 +89,11 @@ describe("kiln restore", () => {
     Effect.gen(function*() {
       const archive = yield* olderDump
       const tampered = yield* rewritten(archive, (name, content) =>
-        name.startsWith("database/users/") ? Buffer.from(content.toString("utf8").replace("\"Old\"", "\"Bad\"")) : content)
+        name.startsWith("database/users/") ? Buffer.from(content.toString("utf8").replace("Old", "Bad")) : content)
       const newer = yield* rewritten(archive, (name, content) =>
         name === "manifest.json" ? Buffer.from(content.toString("utf8").replace(`"schemaVersion": ${OLD_VERSION}`, "\"schemaVersion\": 9999")) : content)
       const foreign = yield* rewritten(archive, (name, content) =>
-        name === "manifest.json" ? Buffer.from(content.toString("utf8").replace("\"tables\": [", "\"tables\": [{ \"name\": \"ghosts\", \"rows\": 0 },")) : content)
+        name === "manifest.json" ? Buffer.from(content.toString("utf8").replace("\"tables\": [", "\"tables\": [{ \"name\": \"ghosts\", \"rows\": 0, \"columns\": [] },")) : content)
 
       yield* Effect.gen(function*() {
         const dataDir = join(temporaryDirectory("kiln-restore-refused-"), "data")

@@ -1,9 +1,12 @@
 /**
  * A transaction-consistent copy of Kiln's tables without `pg_dump` (which neither the embedded
- * database nor every server host has): every table of the `public` schema read as JSON rows inside
- * one REPEATABLE READ transaction, so all tables, sequences and the schema version come from one
- * snapshot while writers go on. Rows are read through a cursor in batches, so memory stays flat
- * whatever the table's size. The same SQL runs on PGlite and on a PostgreSQL server.
+ * database nor every server host has): every table of the `public` schema read inside one
+ * REPEATABLE READ transaction, so all tables, sequences and the schema version come from one
+ * snapshot while writers go on. Each row is one line of COPY's text format, made by the database
+ * itself in a plain SELECT (the client has no COPY): a fifth of the bytes of JSON rows, and an
+ * embedded database loads it with COPY (DatabaseRestore.ts). Rows are read through a cursor in
+ * batches, so memory stays flat whatever the table's size. The same SQL runs on PGlite and on a
+ * PostgreSQL server.
  */
 import { Effect } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
@@ -18,6 +21,8 @@ export const quoteIdentifier = (name: string): string => `"${name.replaceAll("\"
 export interface TableCount {
   readonly name: string
   readonly rows: number
+  /** The columns of each row's fields, in order. */
+  readonly columns: ReadonlyArray<string>
 }
 
 export interface SequenceValue {
@@ -78,41 +83,60 @@ export const tablesInLoadOrder: Effect.Effect<ReadonlyArray<string>, SqlError.Sq
   }
 )
 
-/** Columns a restore writes: generated ones are computed again. */
-/** A column the restore writes. */
+/** A column the restore writes (generated ones are computed again). */
 export interface WritableColumn {
   readonly name: string
-  /** `json` or `jsonb` when the column is that and NOT NULL: a `null` in its dump can only be JSON's null. */
-  readonly notNullJson: "json" | "jsonb" | null
+  /** `json` or `jsonb` when the column has that type. */
+  readonly json: "json" | "jsonb" | null
+  readonly notNull: boolean
 }
 
 export const writableColumns = (table: string): Effect.Effect<ReadonlyArray<WritableColumn>, SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ readonly name: string; readonly notNullJson: "json" | "jsonb" | null }>`
-      SELECT column_name AS name,
-        CASE WHEN data_type IN ('json', 'jsonb') AND is_nullable = 'NO' THEN data_type END AS "notNullJson"
-      FROM information_schema.columns
-      WHERE table_schema = 'public' AND table_name = ${table} AND is_generated = 'NEVER'
-      ORDER BY ordinal_position`
-    return rows.map((row) => ({ name: row.name, notNullJson: row.notNullJson }))
+    // The catalog itself: information_schema.columns costs tens of milliseconds a table.
+    const rows = yield* sql<{ readonly name: string; readonly json: "json" | "jsonb" | null; readonly notNull: boolean }>`
+      SELECT a.attname AS name,
+        CASE WHEN a.atttypid IN ('json'::regtype, 'jsonb'::regtype) THEN a.atttypid::regtype::text END AS json,
+        a.attnotnull AS "notNull"
+      FROM pg_attribute a
+      WHERE a.attrelid = to_regclass(format('public.%I', ${table}::text)) AND a.attnum > 0
+        AND NOT a.attisdropped AND a.attgenerated = ''
+      ORDER BY a.attnum`
+    return rows.map((row) => ({ name: row.name, json: row.json, notNull: row.notNull }))
   })
 
 /**
- * Writes every table's rows, each as one line of JSON (`row_to_json`), in batches, and returns
- * what was written. Run it inside `inSnapshot`.
+ * A column's field as COPY's text format writes it: the value's text output with backslash,
+ * newline, carriage return and tab escaped, and `\N` for NULL.
+ */
+const copyField = (column: string): string =>
+  `coalesce(replace(replace(replace(replace(${quoteIdentifier(column)}::text, '\\', '\\\\'), E'\\n', '\\n'), E'\\r', '\\r'), E'\\t', '\\t'), '\\N')`
+
+/** The SELECT list making one COPY text line of a row (without its newline). */
+export const copyLine = (columns: ReadonlyArray<string>): string =>
+  columns.length === 0 ? "''" : columns.map(copyField).join(" || E'\\t' || ")
+
+/**
+ * Writes every table's rows, each as one line of COPY's text format (without its newline), in
+ * batches, and returns what was written. Run it inside `inSnapshot`.
  */
 export const exportTables = <E, R>(
   write: (table: string, batch: ReadonlyArray<string>) => Effect.Effect<void, E, R>
 ): Effect.Effect<SnapshotContents, E | SqlError.SqlError, R | SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // Text output that reads back the same on any server: dates in ISO form, floats exact.
+    yield* sql`SET LOCAL DateStyle = 'ISO, YMD'`
+    yield* sql`SET LOCAL IntervalStyle = 'postgres'`
+    yield* sql`SET LOCAL extra_float_digits = 1`
     const version = yield* schemaVersion
     const names = yield* tablesInLoadOrder
     const tables: Array<TableCount> = []
     for (const name of names) {
+      const columns = (yield* writableColumns(name)).map((column) => column.name)
       const cursor = quoteIdentifier(`kiln_dump_${name}`)
-      yield* sql.unsafe(`DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT row_to_json(t)::text AS row FROM ${quoteIdentifier(name)} t`)
+      yield* sql.unsafe(`DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${copyLine(columns)} AS row FROM ${quoteIdentifier(name)}`)
       let rows = 0
       while (true) {
         const batch = yield* sql.unsafe<{ readonly row: string }>(`FETCH FORWARD ${batchSize} FROM ${cursor}`)
@@ -122,7 +146,7 @@ export const exportTables = <E, R>(
         if (batch.length < batchSize) break
       }
       yield* sql.unsafe(`CLOSE ${cursor}`)
-      tables.push({ name, rows })
+      tables.push({ name, rows, columns })
     }
     const sequences = yield* sql<{ readonly name: string; readonly lastValue: string | null }>`
       SELECT sequencename AS name, last_value::text AS "lastValue" FROM pg_sequences
