@@ -120,6 +120,38 @@ describe("DatabaseRestore", () => {
       assert.deepStrictEqual(restored.rules, [{ name: awkward, limit: "9007199254740993", subjects: ["size:all", awkward, "NULL"] }])
     }), { timeout: 60_000 })
 
+  it.live("still loads rows written as JSON lines (dumps of format 1)", () =>
+    Effect.gen(function*() {
+      const { exported } = yield* source
+      // The source again, its rows as format 1 wrote them.
+      const jsonRows = yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* load(exported, (table) => exported.rows.get(table) ?? [])
+        const rows = new Map<string, ReadonlyArray<string>>()
+        for (const table of exported.tables) {
+          const lines = yield* sql.unsafe<{ readonly row: string }>(`SELECT row_to_json(t)::text AS row FROM ${DatabaseSnapshot.quoteIdentifier(table.name)} t`)
+          rows.set(table.name, lines.map((line) => line.row))
+        }
+        return rows
+      }).pipe(Effect.provide(Layer.fresh(TestDatabase.layer)))
+      const restored = yield* Effect.gen(function*() {
+        yield* DatabaseRestore.restore({
+          loader,
+          schemaVersion: exported.schemaVersion,
+          tables: exported.tables.map((table) => table.name),
+          sequences: exported.sequences,
+          format: { _tag: "json" },
+          rows: (table) => {
+            const lines = jsonRows.get(table) ?? []
+            return lines.length === 0 ? Stream.empty : Stream.make(new TextEncoder().encode(`${lines.join("\n")}\n`))
+          }
+        })
+        return yield* oddRows
+      }).pipe(Effect.provide(Layer.fresh(TestDatabase.layer)))
+      assert.strictEqual(restored.repositories.find((row) => row["lower_name"] === "odd")?.["description"], awkward)
+      assert.deepStrictEqual(restored.rules, [{ name: awkward, limit: "9007199254740993", subjects: ["size:all", awkward, "NULL"] }])
+    }), { timeout: 60_000 })
+
   it.live("fails on a dangling foreign key and leaves the database empty", () =>
     Effect.gen(function*() {
       const { exported } = yield* source
