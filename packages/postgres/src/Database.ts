@@ -12,6 +12,9 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as ConnectionUrl from "./ConnectionUrl.ts"
 import * as DataDirLock from "./DataDirLock.ts"
+import * as Migrations from "./Migrations.ts"
+import { MIGRATIONS_FINGERPRINT } from "./migrations/Fingerprint.ts"
+import { loader } from "./migrations/index.ts"
 import * as PgliteBridge from "./PgliteBridge.ts"
 import * as PgliteTemplate from "./PgliteTemplate.ts"
 
@@ -73,17 +76,33 @@ export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client,
   }))
 
 /**
+ * Which template a new embedded database is copied from: `empty` (initdb and the extensions), or
+ * `migrated`, which also has Kiln's migrations applied (a restore of a dump of the current schema
+ * then skips ~1 s of DDL; DatabaseRestore replaces the schema when the dump's is older).
+ */
+export type Template = "empty" | "migrated"
+
+const migratedVariant: PgliteTemplate.Variant = {
+  name: `migrated-${MIGRATIONS_FINGERPRINT}`,
+  prepare: (db) =>
+    Effect.runPromise(Effect.scoped(Effect.asVoid(Migrations.run(loader)).pipe(Effect.provide(layerPgliteClient(db))))).then(
+      () => PgliteBridge.whenClosed(db)
+    )
+}
+
+/**
  * A data directory without a database yet gets a copy of the template (PgliteTemplate.ts) instead
  * of running initdb. When the template cannot be made or copied (e.g. a read-only install), the
  * directory stays empty and PGlite runs initdb itself.
  */
-const fromTemplate = async (dataDir: string): Promise<void> => {
+const fromTemplate = async (dataDir: string, template: Template): Promise<void> => {
   if (Fs.existsSync(Path.join(dataDir, "PG_VERSION"))) return
   // Copied beside it and renamed: a copy cut short never looks like a database.
   const copy = `${dataDir}.template-${process.pid}`
   try {
+    const source = await PgliteTemplate.ensureDirectory(template === "migrated" ? migratedVariant : undefined)
     // Not cpSync: that copies on the main thread, which a restore reading its archive meanwhile needs.
-    await Fs.promises.cp(await PgliteTemplate.ensureDirectory(), copy, { recursive: true })
+    await Fs.promises.cp(source, copy, { recursive: true })
     await Fs.promises.rm(dataDir, { recursive: true, force: true })
     await Fs.promises.rename(copy, dataDir)
   } catch {
@@ -98,6 +117,8 @@ export const openPglite = (options: {
   readonly loadDataDir?: Blob
   /** More `name=value` settings for this start only. */
   readonly settings?: ReadonlyArray<string>
+  /** For a new database in `dataDir`; `empty` when not given. */
+  readonly template?: Template
 }): Effect.Effect<PGlite, DatabaseOpenFailed, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
@@ -107,7 +128,7 @@ export const openPglite = (options: {
           import("@electric-sql/pglite"),
           import("@electric-sql/pglite/contrib/pg_trgm")
         ])
-        if (options.loadDataDir === undefined && options.dataDir !== undefined) await fromTemplate(options.dataDir)
+        if (options.loadDataDir === undefined && options.dataDir !== undefined) await fromTemplate(options.dataDir, options.template ?? "empty")
         const loadDataDir = options.loadDataDir
         return PGlite.create({
           // Extensions PGlite must load at start: later schema needs trigram indexes.
@@ -160,7 +181,8 @@ export const poolOf = Effect.map(PgClient.PgClient, (pg) => ({
 /** PGlite stored under `<dataDir>/db`, locked against other processes. */
 export const layerPglite = (
   dataDir: string,
-  settings: ReadonlyArray<string> = []
+  settings: ReadonlyArray<string> = [],
+  template: Template = "empty"
 ): Layer.Layer<Client, SqlError.SqlError | DataDirLock.DataDirInUse | DataDirLock.DataDirLockFailed | DatabaseOpenFailed> =>
   Layer.unwrap(Effect.gen(function*() {
     yield* DataDirLock.acquire(dataDir)
@@ -169,7 +191,7 @@ export const layerPglite = (
       try: () => Fs.mkdirSync(path, { recursive: true }),
       catch: (cause) => new DatabaseOpenFailed({ path, cause })
     })
-    const db = yield* openPglite({ dataDir: path, settings })
+    const db = yield* openPglite({ dataDir: path, settings, template })
     return layerPgliteClient(db)
   }))
 
@@ -179,12 +201,14 @@ export interface Options {
   readonly dataDir: string
   /** More settings for an embedded database's start (a server's are its own). */
   readonly embeddedSettings?: ReadonlyArray<string>
+  /** The template a new embedded database is copied from; `empty` when not given. */
+  readonly embeddedTemplate?: Template
 }
 
 export const layer = (
   options: Options
 ): Layer.Layer<Client, SqlError.SqlError | DataDirLock.DataDirInUse | DataDirLock.DataDirLockFailed | DatabaseOpenFailed> =>
   Option.match(options.databaseUrl, {
-    onNone: () => layerPglite(options.dataDir, options.embeddedSettings),
+    onNone: () => layerPglite(options.dataDir, options.embeddedSettings, options.embeddedTemplate),
     onSome: layerServer
   })

@@ -11,6 +11,7 @@ import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import type { PGlite } from "@electric-sql/pglite"
 
 /** What a new database contains beyond initdb: what Database's start-up would add to it. */
 const setupSql = "CREATE EXTENSION IF NOT EXISTS pg_trgm"
@@ -54,15 +55,22 @@ export const ensure = async (): Promise<string> => {
   return target
 }
 
+/** What a template directory holds beyond the empty database: its name and how it is made. */
+export interface Variant {
+  readonly name: string
+  readonly prepare: (db: PGlite) => Promise<void>
+}
+
 /**
- * The template as a data directory (closed cleanly, so PGlite opens a copy as its own), made first
- * if missing. Safe to race: the directory appears whole or not at all.
+ * The template as a data directory (closed cleanly, so PGlite opens a copy as its own), with
+ * `variant`'s additions when given, made first if missing. Safe to race: the directory appears
+ * whole or not at all.
  */
-export const ensureDirectory = async (): Promise<string> => {
-  const target = file().replace(/\.tar$/, "")
+export const ensureDirectory = async (variant?: Variant): Promise<string> => {
+  const target = file().replace(/\.tar$/, variant === undefined ? "" : `-${variant.name}`)
   if (Fs.existsSync(Path.join(target, "PG_VERSION"))) return target
   const archive = await ensure()
-  const [{ PGlite }, { pg_trgm }] = await Promise.all([
+  const [{ PGlite: Pglite }, { pg_trgm }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite/contrib/pg_trgm")
   ])
@@ -70,8 +78,12 @@ export const ensureDirectory = async (): Promise<string> => {
   Fs.rmSync(partial, { recursive: true, force: true })
   Fs.mkdirSync(partial, { recursive: true })
   try {
-    const db = await PGlite.create({ dataDir: partial, extensions: { pg_trgm }, loadDataDir: new Blob([Fs.readFileSync(archive)]) })
-    await db.close()
+    const db = await Pglite.create({ dataDir: partial, extensions: { pg_trgm }, loadDataDir: new Blob([Fs.readFileSync(archive)]) })
+    try {
+      if (variant !== undefined) await variant.prepare(db)
+    } finally {
+      await db.close()
+    }
     Fs.renameSync(partial, target)
   } catch (error) {
     Fs.rmSync(partial, { recursive: true, force: true })

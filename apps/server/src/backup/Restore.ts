@@ -166,6 +166,8 @@ export interface RestoreOptions {
   readonly input: string
   readonly dataDir: string
   readonly progress: (estimatedBytes: number) => ProgressLine
+  /** The database was made for this restore from the migrated template (DatabaseRestore's `fresh`). */
+  readonly fresh?: boolean
 }
 
 export interface RestoreSummary {
@@ -222,7 +224,7 @@ export const restoreRead = (
   reading: Reading
 ): Effect.Effect<RestoreSummary, BackupFailed | SqlError.SqlError | MigrationRun.MigrationError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    if (!(yield* DatabaseRestore.isEmpty)) {
+    if (options.fresh !== true && !(yield* DatabaseRestore.isEmpty)) {
       return yield* new BackupFailed({ message: "the database is not empty (it has tables); restore only into an empty one" })
     }
     return yield* loadRead(options, reading)
@@ -252,6 +254,7 @@ const loadRead = (options: RestoreOptions, reading: Reading) =>
       tables: manifest.database.tables.map((table) => table.name),
       sequences: manifest.database.sequences,
       format: yield* rowFormat(manifest),
+      fresh: options.fresh === true,
       rows: (table) => stagedRows(options.dataDir, table)
     }).pipe(Effect.catchTags({
       UnknownTables: (error) => Effect.fail(new BackupFailed({ message: error.message })),

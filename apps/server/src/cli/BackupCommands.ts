@@ -2,7 +2,8 @@
  * `pnpm kiln dump --output FILE` and `pnpm kiln restore --input FILE`, on the configured data
  * directory and database (KILN_DATA_DIR, DATABASE_URL).
  */
-import { resolve } from "node:path"
+import { existsSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { BranchTableConsistency } from "@kiln/domain/git/BranchTableConsistency"
@@ -17,19 +18,23 @@ import * as Application from "../Application.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as KilnConfigLayer from "../config/KilnConfig.ts"
 
-/** The database as it is: a dump copies it unmigrated, a restore migrates it itself. */
-const UnmigratedDatabase = (embeddedSettings: ReadonlyArray<string> = []) =>
+/**
+ * The database as it is: a dump copies it unmigrated, a restore migrates it itself. A new embedded
+ * database for a restore is copied from the migrated template (DatabaseRestore's `fresh`).
+ */
+const UnmigratedDatabase = (embeddedSettings: ReadonlyArray<string> = [], embeddedTemplate: Database.Template = "empty") =>
   Layer.unwrap(Effect.gen(function*() {
     const config = yield* KilnConfig
-    return Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedSettings })
+    return Database.layer({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedSettings, embeddedTemplate })
   }))
 
 /**
- * A restore creates the tables and fills them in one transaction: with `minimal` WAL, PostgreSQL
- * writes such tables' pages once at commit instead of logging every row (the embedded database has
- * no replicas to feed; the server starts again with its own settings).
+ * A restore creates (or truncates) the tables and fills them in one transaction: with `minimal`
+ * WAL, PostgreSQL writes such tables' pages once at commit instead of logging every row (the
+ * embedded database has no replicas to feed; the server starts again with its own settings). The
+ * indexes set aside while rows load are built with more memory than a running server gives them.
  */
-const restoreSettings = ["wal_level=minimal", "max_wal_senders=0"]
+const restoreSettings = ["wal_level=minimal", "max_wal_senders=0", "maintenance_work_mem=256MB"]
 
 const examples = (items: ReadonlyArray<string>) =>
   items.length === 0 ? "" : `: ${items.slice(0, 5).join(", ")}${items.length > 5 ? `, … (${items.length - 5} more)` : ""}`
@@ -95,7 +100,9 @@ export const restoreCommand = Command.make(
   Effect.fnUntraced(function*(flags) {
     const config = yield* KilnConfig
     const dataDir = resolve(config.dataDir)
-    const options = { input: resolve(flags.input), dataDir, progress: (estimate: number) => progressLine("restore", estimate) }
+    // An embedded database not there yet is made by this restore: from the migrated template.
+    const fresh = Option.isNone(config.databaseUrl) && !existsSync(join(dataDir, "db", "PG_VERSION"))
+    const options = { input: resolve(flags.input), dataDir, fresh, progress: (estimate: number) => progressLine("restore", estimate) }
     const { summary, resynced } = yield* Effect.scoped(Effect.gen(function*() {
       // Before the database is opened (opening an embedded one creates files in the data
       // directory), and read while it opens.
@@ -114,7 +121,7 @@ export const restoreCommand = Command.make(
         }).pipe(Effect.provide(Application.layer))
         return { summary, resynced }
       }).pipe(
-        Effect.provide(UnmigratedDatabase(restoreSettings)),
+        Effect.provide(UnmigratedDatabase(restoreSettings, fresh ? "migrated" : "empty")),
         // A database that did not open leaves nothing of the restore behind either (a restore
         // that failed has cleared up itself; one that is done stays).
         Effect.onError(() => restored ? Effect.void : abandon(options, reading))

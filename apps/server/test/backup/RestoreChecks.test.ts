@@ -17,7 +17,7 @@ import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
 import * as TarStream from "tar-stream"
 import { dump } from "../../src/backup/Dump.ts"
 import { restore } from "../../src/backup/Restore.ts"
-import { temporaryDirectory } from "./BackupFixtures.ts"
+import { runCli, temporaryDirectory } from "./BackupFixtures.ts"
 
 const quiet = () => ({ update: () => {}, done: () => {} })
 
@@ -83,6 +83,18 @@ describe("kiln restore", () => {
           VALUES ('New', 'new', 'new@example.com', 'individual', 'public', 2, 2) RETURNING id::text AS id`
         assert.strictEqual(next[0]?.id, "2")
       }).pipe(Effect.provide(database()))
+    }), 120_000)
+
+  it.live("restores an older schema's dump from the command line into a new embedded database, made from the current schema's template", () =>
+    Effect.gen(function*() {
+      const archive = yield* olderDump
+      const dataDir = join(temporaryDirectory("kiln-restore-cli-"), "data")
+      const env = { KILN_DATA_DIR: dataDir, KILN_SIGNING_KEY: "none" }
+      const restored = yield* Effect.promise(() => runCli(["restore", "--input", archive], env))
+      assert.strictEqual(restored.code, 0, restored.stdout + restored.stderr)
+      assert.include(restored.stdout, `schema migrated from version ${OLD_VERSION} to`)
+      const listed = yield* Effect.promise(() => runCli(["admin", "user", "list"], env))
+      assert.include(listed.stdout, "Old\told@example.com")
     }), 120_000)
 
   it.live("refuses a changed byte, a newer schema, unknown tables, and targets that are not empty, leaving them as they were", () =>

@@ -18,7 +18,7 @@ import * as Migrations from "../Migrations.ts"
 import * as PgliteBridge from "../PgliteBridge.ts"
 import * as CopyText from "./CopyText.ts"
 import * as DeferredStructure from "./DeferredStructure.ts"
-import { quoteIdentifier, type SequenceValue, tablesInLoadOrder, writableColumns } from "./DatabaseSnapshot.ts"
+import { quoteIdentifier, schemaVersion, type SequenceValue, tablesInLoadOrder, writableColumns } from "./DatabaseSnapshot.ts"
 
 /** True when the `public` schema has no table yet (a database Kiln never ran on). */
 export const isEmpty: Effect.Effect<boolean, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
@@ -71,6 +71,12 @@ export interface RestoreInput<E, R> {
   readonly tables: ReadonlyArray<string>
   readonly sequences: ReadonlyArray<SequenceValue>
   readonly format: RowFormat
+  /**
+   * The database was made for this restore from Kiln's migrated template (Database.Template): its
+   * schema is the current one and holds no data. Kept when the snapshot's schema is the same
+   * (its migrations are then done); replaced when it is older.
+   */
+  readonly fresh?: boolean
   /** The rows of a table as the snapshot wrote them, in chunks of whole lines. */
   readonly rows: (table: string) => Stream.Stream<Uint8Array, E, R>
 }
@@ -98,6 +104,12 @@ export const restore = <E, R>(
       (pg) => Option.fromNullishOr(PgliteBridge.embeddedOf(pg.config.stream))
     )
     yield* sql.withTransaction(Effect.gen(function*() {
+      if (input.fresh === true && (yield* schemaVersion) !== input.schemaVersion) {
+        yield* sql.unsafe("DROP SCHEMA public CASCADE")
+        yield* sql.unsafe("CREATE SCHEMA public")
+        // It lived in the schema just dropped; Database made it when it opened the database.
+        yield* sql.unsafe("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+      }
       yield* Migrations.run(upTo(input.loader, input.schemaVersion))
       const tables = yield* tablesInLoadOrder
       const unknown = input.tables.filter((table) => !tables.includes(table))
