@@ -203,7 +203,8 @@ export const makeGitTransfers = (root: string, options: GitTransfersOptions = {}
         return new TransferFailure({ reason: "stalled", message: `the remote sent nothing for ${stallTimeout} ms` })
       }
       const text = outcome.stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "").join(" ")
-      const auth = /Authentication failed|could not read Username|could not read Password|Bad credentials|401/.test(text)
+      // 401 as git reports the status, not anywhere in the text: a URL's port may hold those digits.
+      const auth = /Authentication failed|could not read Username|could not read Password|Bad credentials|returned error: 401\b/.test(text)
       return new TransferFailure({ reason: auth ? "auth" : "failed", message: text === "" ? `git exited ${outcome.exitCode}` : text })
     }
 

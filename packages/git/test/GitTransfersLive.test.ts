@@ -139,8 +139,16 @@ it.effect("refuses redirects", () =>
       response.writeHead(302, { location: `${backend.url}${request.url ?? "/"}` })
       response.end()
     })
-    const port = yield* Effect.promise(() => new Promise<number>((resolve) =>
-      redirector.listen(0, "127.0.0.1", () => resolve((redirector.address() as AddressInfo).port)))) // TCP: AddressInfo
+    // A port with "401" in it: the refusal names the URL, and must not read as a refused login.
+    const port = yield* Effect.promise(async () => {
+      for (let candidate = 40100; ; candidate++) {
+        const bound = await new Promise<number | undefined>((resolve) => {
+          redirector.once("error", () => resolve(undefined))
+          redirector.listen(candidate, "127.0.0.1", () => resolve((redirector.address() as AddressInfo).port)) // TCP: AddressInfo
+        })
+        if (bound !== undefined) return bound
+      }
+    })
     yield* Effect.addFinalizer(() => Effect.promise(async () => {
       redirector.close()
       await backend.close()
