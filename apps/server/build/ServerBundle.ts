@@ -11,8 +11,11 @@
  * `dist/` holds `main.js` (the server), `kiln.js` (the command line, `pnpm kiln`: it starts in
  * about a third of the time its sources take), `RenderWorker.js` (the markdown worker, which WorkerPool
  * finds beside its own chunk), `EditorConfigWorker.js` (found the same way by MatchingThread) and
- * `templates/` (read by RepositoryTemplates from beside its chunk).
+ * `templates/` (read by RepositoryTemplates from beside its chunk). `PgliteTemplates.js` is run once
+ * after bundling: the embedded database's templates are then made before any server or restore
+ * needs them.
  */
+import { execFileSync } from "node:child_process"
 import { cpSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
@@ -35,7 +38,8 @@ export const bundleServer = async (): Promise<void> => {
       main: at("../src/start.ts"),
       kiln: at("../src/cli/start.ts"),
       RenderWorker: at("../../../packages/markdown/src/worker/RenderWorker.ts"),
-      EditorConfigWorker: at("../src/platform/editorconfig/EditorConfigWorker.ts")
+      EditorConfigWorker: at("../src/platform/editorconfig/EditorConfigWorker.ts"),
+      PgliteTemplates: at("./PgliteTemplates.ts")
     },
     platform: "node",
     external: [/^@electric-sql\/pglite(\/|$)/, "editorconfig"],
@@ -49,4 +53,17 @@ export const bundleServer = async (): Promise<void> => {
     }
   })
   cpSync(at("../../../packages/git/src/templates"), `${dist}/templates`, { recursive: true })
+  prepareTemplates()
+}
+
+/**
+ * Makes the embedded database's templates for this bundle (PgliteTemplates.ts), when missing. A
+ * failure is not the build's: the server makes them on first use, or runs initdb itself.
+ */
+export const prepareTemplates = (): void => {
+  try {
+    execFileSync(process.execPath, [`${dist}/PgliteTemplates.js`], { stdio: ["ignore", "inherit", "inherit"] })
+  } catch (error) {
+    process.stderr.write(`the embedded database's templates were not made now, they will be on first use: ${String(error)}\n`)
+  }
 }

@@ -5,7 +5,6 @@
  * concurrent pushes and API calls meet git's own compare-and-swap.
  */
 import * as fs from "node:fs"
-import type { Dirent } from "node:fs"
 import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { commit, listBranches, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
@@ -17,6 +16,7 @@ import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { isValidRefName } from "@kiln/domain/git/RefName"
 import { ZeroId } from "@kiln/domain/git/RefUpdate"
 import { readCommitInfo, toIsomorphicActor } from "./CommitReading.ts"
+import { directorySize } from "./DirectorySize.ts"
 import { type GitCommandOptions, readRefs, runGit } from "./GitCommand.ts"
 import { gitReader, isomorphicReader, type ObjectReader } from "./ObjectReaders.ts"
 import { PackCaches } from "./PackCaches.ts"
@@ -146,38 +146,6 @@ const writeInitialCommit = (gitdir: string, branch: string, initial: InitialComm
       }))
     return yield* Effect.promise(() => readCommitInfo(gitdir, {}, id))
   })
-
-const WALK_BATCH = 16
-
-/**
- * Bytes under `path`. Another process's push or repack may add and delete files and directories as
- * we walk: what vanished no longer counts (a directory included), and the caller retries a walk
- * that failed otherwise.
- */
-const directorySize = async (path: string, top = true): Promise<number> => {
-  const entries = await readdir(path, { withFileTypes: true }).catch((error: unknown) => {
-    if (!top && errorCode(error) === "ENOENT") return []
-    throw error
-  })
-  const sizeOf = (entry: Dirent): Promise<number> => {
-    const child = join(path, entry.name)
-    if (entry.isDirectory()) return directorySize(child, false)
-    if (!entry.isFile()) return Promise.resolve(0)
-    // A concurrent repack may delete files as we walk; they no longer count.
-    return lstat(child).then((s) => s.size, (error: unknown) => {
-      if (errorCode(error) === "ENOENT") return 0
-      throw error
-    })
-  }
-  // A push measures this inside its write section: a repository's loose objects are looked at a
-  // batch at a time rather than one by one (hundreds of files after a day of small pushes).
-  let total = 0
-  for (let start = 0; start < entries.length; start += WALK_BATCH) {
-    const sizes = await Promise.all(entries.slice(start, start + WALK_BATCH).map(sizeOf))
-    for (const size of sizes) total += size
-  }
-  return total
-}
 
 /**
  * Staging and trash directories left by a process that died mid-create or mid-remove. Those of a

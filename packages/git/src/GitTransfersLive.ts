@@ -14,7 +14,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { lookup } from "node:dns/promises"
-import { lstat, mkdir, readdir, rename, rm, stat } from "node:fs/promises"
+import { lstat, mkdir, rename, rm, stat } from "node:fs/promises"
 import { isIP } from "node:net"
 import { dirname, join } from "node:path"
 import { Effect, Layer, Option } from "effect"
@@ -22,6 +22,7 @@ import { AlreadyExists, Invalid, NotFound } from "@kiln/domain/errors"
 import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { GitTransfers, type RemoteSource, type StagedRepository, TransferFailure } from "@kiln/domain/git/GitTransfers"
+import { directorySize } from "./DirectorySize.ts"
 import { runGit } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
 import { isStorageName, repositoryPath, stagingPath } from "./RepositoryPaths.ts"
@@ -37,17 +38,6 @@ export interface GitTransfersOptions {
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 const errorCode = (error: unknown): string | undefined =>
   error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined
-
-const directorySize = async (path: string): Promise<number> => {
-  let total = 0
-  const entries = await readdir(path, { withFileTypes: true }).catch(() => [])
-  for (const entry of entries) {
-    const child = join(path, entry.name)
-    if (entry.isDirectory()) total += await directorySize(child)
-    else total += await lstat(child).then((s) => s.size, () => 0)
-  }
-  return total
-}
 
 interface CloneOutcome {
   readonly exitCode: number
@@ -139,7 +129,8 @@ export const makeGitTransfers = (root: string, options: GitTransfersOptions = {}
         const watchdog = setInterval(() => {
           if (polling) return
           polling = true
-          directorySize(target).then((size) => {
+          // The clone makes its directory after it starts: until then it has no size.
+          directorySize(target).catch(() => 0).then((size) => {
             polling = false
             if (killed !== undefined) return
             if (size > maxSize) killed = "tooLarge"

@@ -12,9 +12,10 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { PGlite } from "@electric-sql/pglite"
+import { createExtensions } from "./Extensions.ts"
 
 /** What a new database contains beyond initdb: what Database's start-up would add to it. */
-const setupSql = "CREATE EXTENSION IF NOT EXISTS pg_trgm"
+const setupSql = createExtensions
 
 const pgliteVersion = (): string => {
   const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite")

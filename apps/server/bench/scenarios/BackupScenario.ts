@@ -15,6 +15,7 @@ import * as Path from "node:path"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { ensureFreshBundle } from "../../build/FreshBundle.ts"
+import { prepareTemplates } from "../../build/ServerBundle.ts"
 import * as BenchDatabase from "../BenchDatabase.ts"
 import type { Admin } from "../KilnServer.ts"
 import { below, type BenchSettings, type DatabaseReport, perDatabase, within } from "../Scenario.ts"
@@ -83,8 +84,11 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`
 const runOn = async (settings: BenchSettings, log: (line: string) => void): Promise<DatabaseReport> => {
   const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kiln-bench-backup-"))
   const notes: Array<string> = []
-  // Bundled before any command is timed, as a server's first start or any `pnpm kiln` would have.
+  // Bundled before any command is timed, as a server's first start or any `pnpm kiln` would have; the
+  // build also made the templates a new embedded database is copied from (kept apart from the
+  // bundle, so made again here if they were removed since).
   await ensureFreshBundle()
+  prepareTemplates()
   try {
     const env = gitEnv(Path.join(work, "home"))
     Fs.mkdirSync(Path.join(work, "home"))
@@ -104,10 +108,6 @@ const runOn = async (settings: BenchSettings, log: (line: string) => void): Prom
 
       const tarTarget = Fs.mkdtempSync(Path.join(work, "untar-"))
       const tarExtract = await timed("tar", ["xzf", tarFile, "-C", tarTarget])
-      // The first restore after an install makes the template its new database is copied from
-      // (~3 s, once per set of migrations): made here by the small dump's restore, as it would
-      // have been on a server restored before.
-      await kiln(["restore", "--input", Path.join(work, "small.tar.gz")], Path.join(work, "restored-small"))
       const restoreTarget = Path.join(work, "restored")
       const restore = await kiln(["restore", "--input", dumpFile], restoreTarget)
 

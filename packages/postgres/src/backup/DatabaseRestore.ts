@@ -14,6 +14,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Option, Schema, Stream } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
+import { createExtensions } from "../Extensions.ts"
 import * as Migrations from "../Migrations.ts"
 import * as PgliteBridge from "../PgliteBridge.ts"
 import * as CopyText from "./CopyText.ts"
@@ -107,8 +108,8 @@ export const restore = <E, R>(
       if (input.fresh === true && (yield* schemaVersion) !== input.schemaVersion) {
         yield* sql.unsafe("DROP SCHEMA public CASCADE")
         yield* sql.unsafe("CREATE SCHEMA public")
-        // It lived in the schema just dropped; Database made it when it opened the database.
-        yield* sql.unsafe("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+        // It lived in the schema just dropped.
+        yield* sql.unsafe(createExtensions)
       }
       yield* Migrations.run(upTo(input.loader, input.schemaVersion))
       const tables = yield* tablesInLoadOrder
@@ -142,7 +143,6 @@ export const restore = <E, R>(
           const columns = dumped.map((column) => writable.find((candidate) => candidate.name === column))
           const missing = dumped.filter((_, index) => columns[index] === undefined)
           if (missing.length > 0) return yield* new UnknownColumns({ table, columns: missing })
-          const lineColumns = columns.flatMap((column) => column === undefined ? [] : [{ name: column.name, json: column.json !== null }])
           if (Option.isSome(embedded)) {
             const db = embedded.value
             const copy = `COPY ${name} (${dumped.map(quoteIdentifier).join(", ")}) FROM '/dev/blob'`
@@ -164,6 +164,7 @@ export const restore = <E, R>(
             })
             yield* load(pending)
           } else {
+            const lineColumns = columns.flatMap((column) => column === undefined ? [] : [{ name: column.name, json: column.json !== null }])
             yield* Stream.runForEach(input.rows(table), (chunk) =>
               Effect.flatMap(
                 Effect.try({

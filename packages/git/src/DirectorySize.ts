@@ -1,0 +1,39 @@
+/**
+ * Bytes under a directory: a repository's size, and a clone's as it grows. Another process's push or
+ * repack may add and delete files and directories as we walk: what vanished no longer counts (a
+ * directory included), and the caller retries a walk that failed otherwise.
+ */
+import type { Dirent } from "node:fs"
+import { lstat, readdir } from "node:fs/promises"
+import { join } from "node:path"
+
+const WALK_BATCH = 16
+
+const isVanished = (error: unknown): boolean => error instanceof Error && "code" in error && error.code === "ENOENT"
+
+/** Bytes of the files under `path`; fails when `path` itself cannot be read. */
+export const directorySize = (path: string): Promise<number> => sizeUnder(path, true)
+
+const sizeUnder = async (path: string, top: boolean): Promise<number> => {
+  const entries = await readdir(path, { withFileTypes: true }).catch((error: unknown) => {
+    if (!top && isVanished(error)) return []
+    throw error
+  })
+  const sizeOf = (entry: Dirent): Promise<number> => {
+    const child = join(path, entry.name)
+    if (entry.isDirectory()) return sizeUnder(child, false)
+    if (!entry.isFile()) return Promise.resolve(0)
+    return lstat(child).then((s) => s.size, (error: unknown) => {
+      if (isVanished(error)) return 0
+      throw error
+    })
+  }
+  // A push measures this inside its write section: a repository's loose objects are looked at a
+  // batch at a time rather than one by one (hundreds of files after a day of small pushes).
+  let total = 0
+  for (let start = 0; start < entries.length; start += WALK_BATCH) {
+    const sizes = await Promise.all(entries.slice(start, start + WALK_BATCH).map(sizeOf))
+    for (const size of sizes) total += size
+  }
+  return total
+}
