@@ -12,11 +12,11 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as ConnectionUrl from "./ConnectionUrl.ts"
 import * as DataDirLock from "./DataDirLock.ts"
+import { createExtensions } from "./Extensions.ts"
 import * as Migrations from "./Migrations.ts"
 import { MIGRATIONS_FINGERPRINT } from "./migrations/Fingerprint.ts"
 import { loader } from "./migrations/index.ts"
 import * as PgliteBridge from "./PgliteBridge.ts"
-import { createExtensions } from "./Extensions.ts"
 import * as PgliteTemplate from "./PgliteTemplate.ts"
 
 export class DatabaseOpenFailed extends Schema.TaggedError<DatabaseOpenFailed>()("DatabaseOpenFailed", {

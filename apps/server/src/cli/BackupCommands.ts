@@ -9,7 +9,6 @@ import { Command, Flag } from "effect/cli"
 import { BranchTableConsistency } from "@kiln/domain/git/BranchTableConsistency"
 import { Database } from "@kiln/postgres"
 import { generatedKeyPath } from "@kiln/openpgp"
-import { BackupFailed } from "../backup/BackupFailed.ts"
 import { dumpThroughServer } from "../backup/ControlClient.ts"
 import { dump, type DumpSummary } from "../backup/Dump.ts"
 import { formatBytes, progressLine } from "../backup/Progress.ts"
@@ -17,6 +16,7 @@ import { abandon, restoreRead, startReading } from "../backup/Restore.ts"
 import * as Application from "../Application.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as KilnConfigLayer from "../config/KilnConfig.ts"
+import { userFacing } from "./CommandFailure.ts"
 
 /**
  * The database as it is: a dump copies it unmigrated, a restore migrates it itself. A new embedded
@@ -60,15 +60,6 @@ export const printDumpSummary = (summary: DumpSummary) =>
     if (summary.signingKeyIncluded) yield* Console.log("    - the instance's OpenPGP signing key (signing-key.asc), unencrypted unless a passphrase protects it")
   })
 
-/** Reports a BackupFailed as one line and a failing exit status. */
-const reported = <A, E, R>(command: string, effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.catch((error) =>
-    error instanceof BackupFailed
-      ? Effect.andThen(Console.error(`kiln ${command}: ${error.message}`), Effect.sync(() => {
-        process.exitCode = 1
-      }))
-      : Effect.fail(error)))
-
 export const dumpCommand = Command.make(
   "dump",
   { output: Flag.String("output").pipe(Flag.withDescription("The archive to write (.tar.gz); it must not exist")) },
@@ -91,7 +82,7 @@ export const dumpCommand = Command.make(
     if (typeof config.signingKey === "object") {
       yield* Console.log(`  not included: the signing key file ${config.signingKey.path} (KILN_SIGNING_KEY names a file outside the data directory)`)
     }
-  }, (effect) => reported("dump", effect), Effect.provide(KilnConfigLayer.layer))
+  }, Effect.provide(KilnConfigLayer.layer), userFacing("dump"))
 ).pipe(Command.withDescription("Write a consistent archive of the database, repositories, attachments, packages and signing key"))
 
 export const restoreCommand = Command.make(
@@ -134,5 +125,5 @@ export const restoreCommand = Command.make(
     if (summary.schemaVersion !== summary.manifest.schemaVersion) {
       yield* Console.log(`  schema migrated from version ${summary.manifest.schemaVersion} to ${summary.schemaVersion}`)
     }
-  }, (effect) => reported("restore", effect), Effect.provide(KilnConfigLayer.layer))
+  }, Effect.provide(KilnConfigLayer.layer), userFacing("restore"))
 ).pipe(Command.withDescription("Restore an archive of kiln dump into an empty data directory and database"))

@@ -12,6 +12,7 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import * as KilnConfigLayer from "../config/KilnConfig.ts"
 import * as Database from "../Database.ts"
 import { checks } from "../doctor/Doctor.ts"
+import { userFacing } from "./CommandFailure.ts"
 
 const EXAMPLES = 5
 
@@ -47,5 +48,5 @@ export const doctorCommand = Command.make(
     }
     yield* Console.log(found === 0 ? "clean" : `${found} of ${results.length} checks found problems`)
     if (found > 0) yield* Effect.sync(() => (process.exitCode = 1))
-  }, Effect.provide(Layer.merge(Application.layer, RepositoryInventorySql.layer).pipe(Layer.provideMerge(Database.layer))), Effect.provide(KilnConfigLayer.layer))
+  }, Effect.provide(Layer.merge(Application.layer, RepositoryInventorySql.layer).pipe(Layer.provideMerge(Database.layer))), Effect.provide(KilnConfigLayer.layer), userFacing("doctor"))
 ).pipe(Command.withDescription("Check the database and the data directory against each other"))

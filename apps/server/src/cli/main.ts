@@ -6,11 +6,12 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Redacted } from "effect"
-import { Command, Flag } from "effect/cli"
+import { CliError, Command, Flag } from "effect/cli"
 import { pageRequest } from "@kiln/domain/Paging"
-import { UserAccounts } from "@kiln/domain/user/UserAccounts"
+import { MIN_PASSWORD_LENGTH, UserAccounts } from "@kiln/domain/user/UserAccounts"
 import * as Application from "../Application.ts"
 import { dumpCommand, restoreCommand } from "./BackupCommands.ts"
+import { userFacing } from "./CommandFailure.ts"
 import { doctorCommand } from "./DoctorCommand.ts"
 import * as KilnConfig from "../config/KilnConfig.ts"
 import * as Database from "../Database.ts"
@@ -38,9 +39,14 @@ const create = Command.make(
       password: Redacted.make(flags.password),
       isAdmin: flags.admin,
       mustChangePassword: flags.mustChangePassword
-    }).pipe(Effect.catch((error) => Effect.die(new Error(`cannot create ${flags.username}: ${error.message}`))))
+    }).pipe(Effect.mapError((error) => {
+      const reason = error._tag === "Invalid" && error.field === "Password"
+        ? `the password needs at least ${MIN_PASSWORD_LENGTH} characters`
+        : error.message
+      return new CliError.UserError({ cause: error, userMessage: `kiln admin user create: cannot create ${flags.username}: ${reason}` })
+    }))
     yield* Console.log(`created ${user.isAdmin ? "site administrator" : "user"} ${user.name} (id ${user.id})`)
-  }, Effect.provide(ApplicationLive))
+  }, Effect.provide(ApplicationLive), userFacing("admin user create"))
 ).pipe(Command.withDescription("Create a user"))
 
 const list = Command.make(
@@ -59,7 +65,7 @@ const list = Command.make(
       if (page * 50 >= result.total) break
       page++
     }
-  }, Effect.provide(ApplicationLive))
+  }, Effect.provide(ApplicationLive), userFacing("admin user list"))
 ).pipe(Command.withDescription("List users"))
 
 const user = Command.make("user").pipe(Command.withSubcommands([create, list]), Command.withDescription("Manage users"))

@@ -95,6 +95,14 @@ describe("kiln dump and kiln restore", () => {
       { ...env, KILN_DATA_DIR: sourceDir }
     )
     assert.strictEqual(created.code, 0, created.stderr)
+    // What an operator can act on is one line, not a stack.
+    const tooShort = await runCli(
+      ["admin", "user", "create", "--username", "brief", "--password", "short", "--email", "brief@example.com"],
+      { ...env, KILN_DATA_DIR: sourceDir }
+    )
+    assert.strictEqual(tooShort.code, 1)
+    assert.include(tooShort.stderr, "kiln admin user create: cannot create brief: the password needs at least 8 characters")
+    assert.notMatch(tooShort.stderr, /^\s+at /m)
     const dumped = await runCli(["dump", "--output", archive], { ...env, KILN_DATA_DIR: sourceDir })
     assert.strictEqual(dumped.code, 0, dumped.stderr)
     assert.include(dumped.stdout, "password hashes (scrypt): 1 (users.password_hash)")
@@ -107,9 +115,14 @@ describe("kiln dump and kiln restore", () => {
     const heldDir = temporaryDirectory("kiln-backup-stopped-held-")
     writeFileSync(join(heldDir, "kiln.lock"), String(process.pid))
     const held = await runCli(["restore", "--input", archive], { ...env, KILN_DATA_DIR: heldDir })
-    assert.notStrictEqual(held.code, 0)
-    assert.include(held.stdout + held.stderr, `in use by process ${process.pid}`)
+    assert.strictEqual(held.code, 1)
+    assert.include(held.stderr, `is in use by process ${process.pid}: a server running on the embedded database holds it`)
+    assert.notMatch(held.stderr, /^\s+at /m)
     assert.deepStrictEqual(readdirSync(heldDir), ["kiln.lock"])
+    const heldDoctor = await runCli(["doctor"], { ...env, KILN_DATA_DIR: heldDir })
+    assert.strictEqual(heldDoctor.code, 1)
+    assert.include(heldDoctor.stderr, `kiln doctor: data directory ${heldDir} is in use by process ${process.pid}`)
+    assert.notMatch(heldDoctor.stderr, /^\s+at /m)
 
     const targetDir = join(temporaryDirectory("kiln-backup-stopped-target-"), "data")
     const restored = await runCli(["restore", "--input", archive], { ...env, KILN_DATA_DIR: targetDir })
