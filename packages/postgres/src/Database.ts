@@ -112,8 +112,8 @@ const fromTemplate = async (dataDir: string, template: Template): Promise<void> 
   const copy = `${dataDir}.template-${process.pid}`
   try {
     const source = await PgliteTemplate.ensureDirectory(template === "migrated" ? migratedVariant : undefined)
-    // Not cpSync: that copies on the main thread, which a restore reading its archive meanwhile needs.
-    await Fs.promises.cp(source, copy, { recursive: true })
+    // Not on the main thread: a restore reads its archive meanwhile.
+    await PgliteTemplate.copyDirectory(source, copy)
     await Fs.promises.rm(dataDir, { recursive: true, force: true })
     await Fs.promises.rename(copy, dataDir)
   } catch {

@@ -3,9 +3,10 @@
  * of CPU. Kept under this package's node_modules/.cache, keyed by the PGlite version and by what a
  * new database holds beyond initdb, so it is made again exactly when either changes; twice: as an
  * archive, which in-memory databases load (tests restore it per file), and as a data directory,
- * which Database copies into every new data directory (copying takes ~40 ms where loading the
- * archive into a directory took ~1.2 s).
+ * which Database copies into every new data directory (copying is file creation, 0.05-0.9 s as the
+ * disk allows, where loading the archive into a directory took ~1.2 s of CPU).
  */
+import { execFile } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
@@ -92,4 +93,20 @@ export const ensureDirectory = async (variant?: Variant): Promise<string> => {
     if (!Fs.existsSync(Path.join(target, "PG_VERSION"))) throw error
   }
   return target
+}
+
+/**
+ * Copies a template directory to `target`, replacing whatever is there. Creating its ~1,200 files
+ * is the cost (0.05-0.9 s on this machine's disk, as busy as it is); the system's `cp` does it in
+ * two thirds of the time Node's fs.cp takes (0.87 s against 1.33 s, measured alternately), whose
+ * ~5,000 calls each take a turn through libuv's few threads. fs.cp where there is no `cp`.
+ */
+export const copyDirectory = async (source: string, target: string): Promise<void> => {
+  // `cp -R` copies into a target that exists instead of as it.
+  await Fs.promises.rm(target, { recursive: true, force: true })
+  await new Promise<void>((resolve, reject) => execFile("cp", ["-R", source, target], (error) => (error === null ? resolve() : reject(error))))
+    .catch(async () => {
+      await Fs.promises.rm(target, { recursive: true, force: true })
+      await Fs.promises.cp(source, target, { recursive: true })
+    })
 }
