@@ -46,6 +46,7 @@ import * as RepositoryInventorySql from "@kiln/postgres/stores/RepositoryInvento
 import * as RepositoryRedirectStoreSql from "@kiln/postgres/stores/RepositoryRedirectStoreSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
+import * as SignInFailureStoreSql from "@kiln/postgres/stores/SignInFailureStoreSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
 import * as UserStoreSql from "@kiln/postgres/stores/UserStoreSql"
 import * as WebhookDeliveryStoreSql from "@kiln/postgres/stores/WebhookDeliveryStoreSql"
@@ -71,7 +72,7 @@ const AccountStores = SignInCache.forgettingStores.pipe(
   Layer.provideMerge(SignInCache.layer())
 )
 
-export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer)
+export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, SignInFailureStoreSql.layer)
   .pipe(Layer.merge(Layer.mergeAll(
     // Organizations are user rows, written through the same UserStore.
     OrganizationStoreSql.layer.pipe(Layer.provide(UserStoreSql.layer)),

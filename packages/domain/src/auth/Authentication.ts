@@ -15,10 +15,10 @@ import { UserStore } from "../user/UserStore.ts"
 import { isTokenSecret, type StoredAccessToken } from "./AccessToken.ts"
 import type { AccessTokenScope } from "./AccessTokenScope.ts"
 import { AccessTokenStore } from "./AccessTokenStore.ts"
-import { FailedSignIns } from "./FailedSignIns.ts"
 import { PasswordDerivations } from "./PasswordDerivations.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
 import { SignInCache, type TokenSignIn } from "./SignInCache.ts"
+import { refusalMillis, SignInFailureStore } from "./SignInFailureStore.ts"
 import { SignInLimits, SignInThrottled } from "./SignInLimits.ts"
 
 export type Credentials =
@@ -64,7 +64,7 @@ export class Authentication extends Context.Service<Authentication, {
 export const layer: Layer.Layer<
   Authentication,
   never,
-  UserStore | AccessTokenStore | PasswordHasher | PasswordDerivations | Digest.Digest | SignInCache
+  UserStore | AccessTokenStore | PasswordHasher | PasswordDerivations | Digest.Digest | SignInCache | SignInFailureStore
 > =
   Layer.effect(
     Authentication,
@@ -75,7 +75,8 @@ export const layer: Layer.Layer<
       const digest = yield* Digest.Digest
       const cache = yield* SignInCache
       const limits = yield* SignInLimits
-      const failures = new FailedSignIns(limits.failureWindowSeconds * 1000)
+      const failures = yield* SignInFailureStore
+      const windowMillis = limits.failureWindowSeconds * 1000
       const derivations = yield* PasswordDerivations
       // What an unknown account's sign-in is checked against: a real hash, so it costs a real derivation.
       const standIn = yield* Effect.cached(derivations.waiting(hasher.hash(Redacted.make("no account has this password"))))
@@ -129,10 +130,12 @@ export const layer: Layer.Layer<
           onSome: (user) => `account:${user.id}`
         })
         const addressKey = origin?.address === undefined ? undefined : `address:${origin.address}`
+        const keys = addressKey === undefined ? [accountKey] : [accountKey, addressKey]
         const now = yield* Clock.currentTimeMillis
+        const windows = yield* failures.openWindows(keys, windowMillis, now)
         const refusedFor = Math.max(
-          failures.refusedFor(accountKey, limits.maxFailuresPerAccount, now) ?? 0,
-          addressKey === undefined ? 0 : failures.refusedFor(addressKey, limits.maxFailuresPerAddress, now) ?? 0
+          refusalMillis(windows, accountKey, limits.maxFailuresPerAccount, windowMillis, now),
+          addressKey === undefined ? 0 : refusalMillis(windows, addressKey, limits.maxFailuresPerAddress, windowMillis, now)
         )
         if (refusedFor > 0) return yield* throttled(refusedFor, "too many failed sign-in attempts, please try again later")
 
@@ -140,9 +143,7 @@ export const layer: Layer.Layer<
         const checkedAgainst = Option.isSome(hash) ? hash.value : yield* standIn
         const matches = yield* derivation(hasher.verify(credentials.password, checkedAgainst))
         if (Option.isNone(account) || Option.isNone(hash) || !matches) {
-          const failedAt = yield* Clock.currentTimeMillis
-          failures.record(accountKey, failedAt)
-          if (addressKey !== undefined) failures.record(addressKey, failedAt)
+          yield* failures.record(keys, windowMillis, yield* Clock.currentTimeMillis)
           return yield* new AuthenticationFailed({
             message: Option.match(account, {
               onNone: () => `user does not exist [uid: 0, name: ${credentials.username}]`,
@@ -150,7 +151,7 @@ export const layer: Layer.Layer<
             })
           })
         }
-        failures.clear(accountKey)
+        yield* failures.clear(accountKey)
         if (hasher.needsRehash(hash.value)) {
           // Best effort: with no turn free now, the next sign-in upgrades it.
           yield* derivation(hasher.hash(credentials.password)).pipe(

@@ -13,6 +13,7 @@ import jobs from "./0010_jobs.ts"
 import webhookDeliveries from "./0011_webhook_deliveries.ts"
 import branchSyncPending from "./0012_branch_sync_pending.ts"
 import conditionalRequests from "./0013_conditional_requests.ts"
+import signinFailures from "./0014_signin_failures.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -27,7 +28,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0010_jobs": jobs,
   "0011_webhook_deliveries": webhookDeliveries,
   "0012_branch_sync_pending": branchSyncPending,
-  "0013_conditional_requests": conditionalRequests
+  "0013_conditional_requests": conditionalRequests,
+  "0014_signin_failures": signinFailures
 })
 
 export const layer = Migrations.layer(loader)

@@ -1,0 +1,50 @@
+/**
+ * The failed sign-in limit of an account holds across processes: two real server processes on one
+ * PostgreSQL database count one account's failures together, so guesses spread over both are
+ * refused once the account's limit is reached, whichever process answers. Needs a PostgreSQL
+ * server (KILN_TEST_DATABASE_URL); skipped without one (the embedded database has one process).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Redacted, Scope } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
+import { freePort, listening, spawnServer } from "../support/ServerProcess.ts"
+
+const serverUrl = process.env["KILN_TEST_DATABASE_URL"]
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`
+
+describe.skipIf(serverUrl === undefined)("failed sign-ins on two processes", () => {
+  it("count once for the account: the limit holds whichever process answers", { timeout: 120_000 }, async () => {
+    const scope = Effect.runSync(Scope.make())
+    try {
+      const databaseUrl = await Effect.runPromise(TestDatabase.serverDatabase(Redacted.make(serverUrl ?? "")).pipe(Scope.provide(scope)))
+      const dataDir = mkdtempSync(join(tmpdir(), "kiln-signin-limits-"))
+      const ports = [await freePort(), await freePort()]
+      const processes = ports.map((port) =>
+        spawnServer({
+          dataDir,
+          port,
+          env: { DATABASE_URL: Redacted.value(databaseUrl), KILN_ACCESS_LOG: "false", KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT: "4" }
+        })
+      )
+      try {
+        await Promise.all(processes.map(listening))
+        const signIn = (port: number | undefined, password: string) =>
+          fetch(`http://127.0.0.1:${port}/api/v1/user`, { headers: { authorization: basic("root", password) } }).then((response) => response.status)
+        // Four wrong guesses, two through each process: each process alone has seen only two.
+        for (let guess = 0; guess < 4; guess++) assert.strictEqual(await signIn(ports[guess % 2], `wrong-${guess}`), 401)
+        // The account is at its limit for both: even its right password waits for the window to end.
+        assert.strictEqual(await signIn(ports[0], "root-password"), 429)
+        assert.strictEqual(await signIn(ports[1], "root-password"), 429)
+      } finally {
+        for (const running of processes) running.child.kill("SIGTERM")
+        await Promise.all(processes.map((running) => running.exited))
+      }
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+})

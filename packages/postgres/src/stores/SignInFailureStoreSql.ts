@@ -1,0 +1,44 @@
+/**
+ * SignInFailureStore on Postgres (migration 0014). A failure is one upsert, which opens a new
+ * window where the key's has ended (both columns are set from the row as it was); windows that
+ * ended are deleted as failures are counted, so the table holds only open windows (one upsert may
+ * not touch a row twice: the keys are made distinct first).
+ */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { SignInFailureStore } from "@kiln/domain/auth/SignInFailureStore"
+import { int } from "./Rows.ts"
+
+interface WindowRow {
+  readonly key: string
+  readonly window_started_at: unknown
+  readonly failures: unknown
+}
+
+export const layer = Layer.effect(
+  SignInFailureStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return SignInFailureStore.of({
+      openWindows: (keys, windowMillis, now) =>
+        keys.length === 0 ? Effect.succeed([]) : sql<WindowRow>`
+          SELECT key, window_started_at, failures FROM signin_failures
+          WHERE ${sql.in("key", keys)} AND window_started_at > ${now - windowMillis}`.pipe(
+          Effect.map((rows) => rows.map((row) => ({ key: row.key, startedAt: int(row.window_started_at), failures: int(row.failures) }))),
+          Effect.orDie
+        ),
+      record: (keys, windowMillis, now) =>
+        keys.length === 0 ? Effect.void : Effect.gen(function*() {
+          const ended = now - windowMillis
+          yield* sql`DELETE FROM signin_failures WHERE window_started_at <= ${ended}`
+          yield* sql`
+            INSERT INTO signin_failures AS f (key, window_started_at, failures)
+            SELECT key, ${now}, 1 FROM unnest(${[...new Set(keys)]}::text[]) AS key
+            ON CONFLICT (key) DO UPDATE SET
+              window_started_at = CASE WHEN f.window_started_at <= ${ended} THEN EXCLUDED.window_started_at ELSE f.window_started_at END,
+              failures = CASE WHEN f.window_started_at <= ${ended} THEN 1 ELSE f.failures + 1 END`
+        }).pipe(Effect.orDie),
+      clear: (key) => sql`DELETE FROM signin_failures WHERE key = ${key}`.pipe(Effect.asVoid, Effect.orDie)
+    })
+  })
+)
