@@ -11,8 +11,11 @@ import { Cause, Duration, Effect, Layer, Queue, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { type ChangeSignal, Changes } from "@kiln/domain/coordination/Changes"
 
-/** The channel every process listens on; the payload is `<topic>\n<key>`. */
+/** The channel every process listens on; the payload is `<topic>\n<key>` (payloadOf). */
 export const channel = "kiln_changes"
+
+/** What a change of `key` in `topic` is sent as on `channel`. */
+export const payloadOf = (topic: string, key: string): string => `${topic}\n${key}`
 
 export interface Options {
   /** True on a PostgreSQL server: NOTIFY and a listener; false: in-process. */
@@ -73,7 +76,7 @@ export const layer = (options: Options): Layer.Layer<Changes, never, SqlClient.S
     )
 
     return Changes.of({
-      publish: (topic, key) => sql`SELECT pg_notify(${channel}, ${`${topic}\n${key}`})`.pipe(Effect.asVoid, Effect.orDie),
+      publish: (topic, key) => sql`SELECT pg_notify(${channel}, ${payloadOf(topic, key)})`.pipe(Effect.asVoid, Effect.orDie),
       subscribe
     })
   }))

@@ -20,8 +20,8 @@ export const acrossProcesses: Effect.Effect<boolean, never, PgClient.PgClient> =
 export const layer = Layer.unwrap(Effect.gen(function*() {
   const acrossProcesses = isServer(yield* PgClient.PgClient)
   return Layer.mergeAll(
-    WriteLocksSql.layer({ acrossProcesses }),
-    ChangesSql.layer({ acrossProcesses }),
+    // A release is announced through the changes channel, where the waiting sections hear it.
+    WriteLocksSql.layer({ acrossProcesses }).pipe(Layer.provideMerge(ChangesSql.layer({ acrossProcesses }))),
     JobsSql.layer({ notify: acrossProcesses })
   )
 }))

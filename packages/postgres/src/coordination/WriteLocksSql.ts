@@ -5,26 +5,30 @@
  * sections. Across processes, on a server, the section then holds a session advisory lock
  * (`pg_advisory_lock` space `(namespace, hashtext(key))`) for its whole length, git steps included.
  * Every lock of the process lives on one dedicated connection: sections ask with the non-blocking
- * `pg_try_advisory_lock` and poll with a short backoff while another process holds the key, so a
- * waiting section neither pins a connection of its own nor can exhaust the pool its body queries
- * through. A process that dies loses its connection and with it its locks, which is what lets
- * others go on. If the lock connection drops mid-section, the lock is gone early: the release
- * notices (unlock answers false) and logs it.
+ * `pg_try_advisory_lock`, so a waiting section neither pins a connection of its own nor can exhaust
+ * the pool its body queries through. A release notifies its key on the changes channel in the same
+ * statement (ChangesSql), and a section waiting for that key in any process asks again when it hears
+ * it; it also asks again after a backoff (up to 100 ms), for a release whose notice it missed (a
+ * listener reconnecting) or that never came (a holder that died). A process that dies loses its
+ * connection and with it its locks, which is what lets others go on. If the lock connection drops
+ * mid-section, the lock is gone early: the release notices (unlock answers false) and logs it.
  *
  * On the embedded database there is one process per data directory (its lock file) and one
  * session, whose advisory locks would never exclude each other: the in-process semaphores are the
  * whole lock there.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Option, Semaphore } from "effect"
+import { Deferred, Duration, Effect, Layer, Option, Semaphore } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
+import { Changes } from "@kiln/domain/coordination/Changes"
 import { WriteLocks } from "@kiln/domain/coordination/WriteLocks"
+import { channel, payloadOf } from "./ChangesSql.ts"
 
 // The first key of the two-int advisory lock space; other advisory locks of Kiln use one bigint.
 const namespace = 0x6b6c6b // "klk"
 
-const firstPoll = 5
-const longestPoll = 100
+/** The changes topic a release is announced in, by key. */
+const releasedTopic = "write-lock-released"
 
 interface Holder {
   readonly semaphore: Semaphore.Semaphore
@@ -61,9 +65,12 @@ const keyedSemaphores = () => {
 export interface Options {
   /** True on a PostgreSQL server: sections also hold advisory locks, across processes. */
   readonly acrossProcesses: boolean
+  /** Milliseconds before a waiting section first asks again unprompted; doubled up to `longestPoll`. */
+  readonly firstPoll?: number
+  readonly longestPoll?: number
 }
 
-export const layer = (options: Options): Layer.Layer<WriteLocks, never, PgClient.PgClient> =>
+export const layer = (options: Options): Layer.Layer<WriteLocks, never, PgClient.PgClient | Changes> =>
   Layer.effect(WriteLocks, Effect.gen(function*() {
     const local = keyedSemaphores()
     if (!options.acrossProcesses) {
@@ -83,12 +90,38 @@ export const layer = (options: Options): Layer.Layer<WriteLocks, never, PgClient
       multiplex: true
     }).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
 
+    const firstPoll = options.firstPoll ?? 5
+    const longestPoll = options.longestPoll ?? 100
+
+    // The sections of this process waiting for a key, each woken once when its release is heard.
+    const waiting = new Map<string, Set<Deferred.Deferred<void>>>()
+    const changes = yield* Changes
+    yield* changes.subscribe(releasedTopic, (signal) =>
+      signal._tag === "Changed"
+        ? Effect.forEach(waiting.get(signal.key) ?? [], (woken) => Deferred.succeed(woken, undefined), { discard: true })
+        : Effect.void)
+    const listenFor = (key: string) =>
+      Effect.sync(() => {
+        const woken = Deferred.makeUnsafe<void>()
+        const set = waiting.get(key) ?? new Set()
+        set.add(woken)
+        waiting.set(key, set)
+        return woken
+      })
+    const stopListening = (key: string, woken: Deferred.Deferred<void>) =>
+      Effect.sync(() => {
+        const set = waiting.get(key)
+        set?.delete(woken)
+        if (set?.size === 0) waiting.delete(key)
+      })
+
     const tryLock = (key: string) =>
       locks<{ locked: boolean }>`SELECT pg_try_advisory_lock(${namespace}, hashtext(${key})) AS locked`.pipe(
         Effect.map(([row]) => row?.locked === true)
       )
     const unlock = (key: string) =>
-      locks<{ unlocked: boolean }>`SELECT pg_advisory_unlock(${namespace}, hashtext(${key})) AS unlocked`.pipe(
+      locks<{ unlocked: boolean }>`
+        SELECT pg_advisory_unlock(${namespace}, hashtext(${key})) AS unlocked, pg_notify(${channel}, ${payloadOf(releasedTopic, key)})`.pipe(
         Effect.flatMap(([row]) =>
           row?.unlocked === true ? Effect.void : Effect.logError(`write lock ${key} was lost before its section ended`)
         ),
@@ -96,14 +129,23 @@ export const layer = (options: Options): Layer.Layer<WriteLocks, never, PgClient
       )
 
     /**
-     * Polls until the lock is ours; database failures are defects (nothing can be written then).
-     * Runs as an uninterruptible acquisition, interruptible only while sleeping, when nothing is held.
+     * Asks until the lock is ours: again when its release is heard, or after the backoff. Listens
+     * before asking, so a release between a refusal and the wait is not missed. Database failures
+     * are defects (nothing can be written then). Runs as an uninterruptible acquisition,
+     * interruptible only while waiting, when nothing is held.
      */
     const acquire = (key: string) =>
       Effect.gen(function*() {
         let wait = firstPoll
-        while (!(yield* tryLock(key))) {
-          yield* Effect.interruptible(Effect.sleep(Duration.millis(wait)))
+        while (true) {
+          const locked = yield* Effect.acquireUseRelease(
+            listenFor(key),
+            (woken) =>
+              Effect.flatMap(tryLock(key), (locked) =>
+                locked ? Effect.succeed(true) : Effect.as(Effect.interruptible(Effect.timeoutOption(Deferred.await(woken), Duration.millis(wait))), false)),
+            (woken) => stopListening(key, woken)
+          )
+          if (locked) return
           wait = Math.min(longestPoll, wait * 2)
         }
       }).pipe(Effect.orDie)

@@ -4,11 +4,14 @@
  * one process and the in-process semaphores are the lock.
  */
 import { assert, layer } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer, Ref } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Queue, Ref } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
+import { Changes, type ChangeSignal } from "@kiln/domain/coordination/Changes"
 import { WriteLocks } from "@kiln/domain/coordination/WriteLocks"
+import * as ChangesSql from "../../src/coordination/ChangesSql.ts"
 import * as Coordination from "../../src/coordination/Coordination.ts"
+import * as WriteLocksSql from "../../src/coordination/WriteLocksSql.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 
 const onServer = process.env["KILN_TEST_DATABASE_URL"] !== undefined
@@ -72,5 +75,34 @@ layer(TestDatabase.layer, { timeout: "60 seconds" })("WriteLocks", (it) => {
       yield* sql`SELECT pg_terminate_backend(pid) FROM pg_locks
         WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid() AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
       assert.strictEqual(yield* second.withLock("repository:5", Effect.succeed("taken over")), "taken over")
+    }))))
+
+  it.effect.skipIf(!onServer)("a section waiting in another process asks again when it hears the release, not at its next poll", () =>
+    TestClock.withLive(Effect.scoped(Effect.gen(function*() {
+      // Polls a minute apart: only the release's notice can let the waiter in within the test.
+      const slowPolling = Effect.gen(function*() {
+        const context = yield* Layer.build(
+          WriteLocksSql.layer({ acrossProcesses: true, firstPoll: 60_000, longestPoll: 60_000 }).pipe(
+            Layer.provideMerge(ChangesSql.layer({ acrossProcesses: true }))
+          )
+        )
+        // Once its listener listens, a release cannot go unheard.
+        const signals = yield* Queue.unbounded<ChangeSignal>()
+        yield* Context.get(context, Changes).subscribe("test", (signal) => Queue.offer(signals, signal).pipe(Effect.asVoid))
+        assert.deepStrictEqual(yield* Queue.take(signals), { _tag: "Listening" })
+        return Context.get(context, WriteLocks)
+      })
+      const first = yield* slowPolling
+      const second = yield* slowPolling
+      const held = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holder = yield* Effect.forkChild(first.withLock("repository:6", Effect.andThen(Deferred.succeed(held, undefined), Deferred.await(release))))
+      yield* Deferred.await(held)
+      const waiter = yield* Effect.forkChild(second.withLock("repository:6", Effect.succeed("woken")))
+      // The waiter has asked once and been refused.
+      yield* Effect.sleep("300 millis")
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      assert.strictEqual(yield* Fiber.join(waiter).pipe(Effect.timeout("10 seconds")), "woken")
     }))))
 })
