@@ -25,6 +25,7 @@ import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import * as UnadoptedRepositories from "@kiln/domain/repo/UnadoptedRepositories"
 import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
+import * as GitAccess from "@kiln/domain/git/GitAccess"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as AccountPurge from "@kiln/domain/user/AccountPurge"
@@ -245,6 +246,8 @@ export const Services = Layer.mergeAll(
   .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))
   .pipe(Layer.merge(UnadoptedRepositoriesLive))
   .pipe(Layer.merge(BranchTableConsistencyLive))
+  // Who may read or push over git, for every transport.
+  .pipe((services) => GitAccess.layer.pipe(Layer.provideMerge(services)))
 
 /**
  * Everything the HTTP layer and the CLI use, with the coordination between processes (write locks,

@@ -1,41 +1,29 @@
 /**
  * Git's smart HTTP protocol at `<root>/{owner}/{repo}(.git)/...` on the API's own server: the raw
- * Node handler of `@kiln/git` behind Forgejo's access rules (routers/web/repo/githttp.go), and
- * after every push the repository record and the branch table brought up to date.
+ * Node handler of `@kiln/git` behind the access decision every git transport shares (GitAccess),
+ * and every push through the path every transport shares (GitPushes).
  *
- * Who may do what, in Forgejo's order: credentials given are checked first (401 when wrong); a
- * push to an archived repository is refused (403); reading a public repository of a public owner
- * needs nothing (no scope either), anything else a signed-in caller (401 with a Basic challenge);
- * a token needs `read:repository` to fetch and `write:repository` to push, and public-only tokens
- * stay off private repositories (403); a caller without read access gets 404, one who reads but
- * may not write gets 403 on push, and mirrors take no pushes (403). An old name of a renamed
- * repository the caller may see answers 301 to its current name (git follows it).
+ * Credentials given are checked first (401 when wrong, 429 with too many sign-ins); then GitAccess
+ * decides: 401 with a Basic challenge where it asks for a sign-in, 403 for a refusal, 404 for a
+ * hidden repository, 301 to the current name of a renamed one (git follows it), 413 for a push to
+ * an owner over quota.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Cause, Effect, Option, Redacted, Result } from "effect"
+import { Effect, Option, Redacted, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { hasScopes, isPublicOnly } from "@kiln/domain/auth/AccessTokenScope"
 import { Authentication, type Principal } from "@kiln/domain/auth/Authentication"
-import { Branches } from "@kiln/domain/git/Branches"
-import { atLeast } from "@kiln/domain/org/AccessMode"
-import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
-import { Repositories } from "@kiln/domain/repo/Repositories"
-import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
-import { UserStore } from "@kiln/domain/user/UserStore"
-import { WebhookEvents } from "@kiln/domain/webhook/WebhookEvents"
+import { anonymous, GitAccess, signed } from "@kiln/domain/git/GitAccess"
 import {
   type GitAccessDecision,
   type GitAccessRequest,
   makeSmartHttpHandler,
   parseSmartHttpPath,
-  type Push,
-  type PushTarget,
   repositoryPath
 } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
-import { makeHookPayloads } from "../webhooks/HookPayloads.ts"
+import * as GitPushes from "../git/GitPushes.ts"
 
 /** Answers a request the API did not route, when it is a smart HTTP request; undefined otherwise. */
 export type GitFallback = (
@@ -54,22 +42,11 @@ export const isSmartHttpPath = (pathname: string): boolean => {
 
 const pathOf = (url: string) => new URL(url, "http://internal").pathname
 
-const allowed = (path: string): GitAccessDecision => ({ kind: "allowed", path })
-const unauthorized: GitAccessDecision = { kind: "unauthorized" }
-const forbidden: GitAccessDecision = { kind: "forbidden" }
-const notFound: GitAccessDecision = { kind: "not-found" }
-const quotaExceeded: GitAccessDecision = { kind: "quota-exceeded" }
-
 export const make = Effect.gen(function*() {
   const config = yield* KilnConfig
   const authenticator = yield* Authentication
-  const repositories = yield* Repositories
-  const store = yield* RepositoryStore
-  const branches = yield* Branches
-  const quotas = yield* QuotaEnforcement
-  const users = yield* UserStore
-  const webhookEvents = yield* WebhookEvents
-  const payloads = yield* makeHookPayloads
+  const access = yield* GitAccess
+  const pushes = yield* GitPushes.make
   const services = yield* Effect.context<never>()
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
   // The same directory the GitStorage adapter keeps repositories in (Application.ts).
@@ -93,83 +70,27 @@ export const make = Effect.gen(function*() {
 
   const decide = (request: GitAccessRequest) =>
     Effect.gen(function*() {
-      const pull = request.service === "git-upload-pack"
       const attempt = yield* Effect.result(signIn(request))
       if (Result.isFailure(attempt)) return { kind: "throttled", retryAfterSeconds: attempt.failure.retryAfterSeconds } as const
-      const signedIn = attempt.success
-      if (Option.isNone(signedIn)) return unauthorized
-      const principal = signedIn.value
-      if (Option.isSome(principal) && Option.isSome(authenticator.accountRefusal(principal.value.user, config.rootUrl))) {
-        return forbidden
+      if (Option.isNone(attempt.success)) return { kind: "unauthorized" } as const
+      const caller = Option.match(attempt.success.value, { onNone: () => anonymous, onSome: signed })
+      const decision = yield* access.decide(caller, request.owner, request.repo, request.service === "git-upload-pack" ? "read" : "write")
+      switch (decision.kind) {
+        case "allowed": {
+          const path = repositoryPath(root, { owner: decision.target.owner.name, name: decision.target.repository.name })
+          return { kind: "allowed", path, pusher: Option.getOrUndefined(Option.map(decision.pusher, (user) => user.id)) } as const
+        }
+        case "forbidden":
+          return { kind: "forbidden" } as const
+        default:
+          return decision satisfies GitAccessDecision
       }
-      const viewer = Option.map(principal, (p) => p.user)
-      const found = yield* Effect.result(repositories.accessible(viewer, request.owner, request.repo))
-      if (Result.isFailure(found)) {
-        const { failure } = found
-        if (failure._tag === "RepositoryMoved") return { kind: "moved", owner: failure.owner, repo: failure.name } as const
-        // Forgejo asks anonymous callers to sign in before saying whether a repository exists.
-        return Option.isNone(principal) ? unauthorized : notFound
-      }
-      const { repository, owner, access } = found.success
-      if (repository.isArchived && !pull) return forbidden
-      const path = repositoryPath(root, { owner: owner.name, name: repository.name })
-      // Public reads need nothing: Forgejo checks neither permissions nor token scopes for them.
-      if (pull && !repository.isPrivate && owner.visibility === "public") return allowed(path)
-      if (Option.isNone(principal)) return unauthorized
-      const scopes = principal.value.scopes
-      if (Option.isSome(scopes)) {
-        if (!hasScopes(scopes.value, [{ category: "repository", level: pull ? "read" : "write" }])) return forbidden
-        if (isPublicOnly(scopes.value) && (repository.isPrivate || owner.visibility !== "public")) return forbidden
-      }
-      const code = access.units["repo.code"]
-      const admin = atLeast(access.mode, "admin")
-      if (!atLeast(code, "read") && !admin) return notFound
-      if (!pull && ((!atLeast(code, "write") && !admin) || repository.isMirror)) return forbidden
-      // Forgejo's githttp: a push (its advertisement as well) to an owner over quota is refused.
-      if (!pull && Result.isFailure(yield* Effect.result(quotas.require(owner, "size:repos:all")))) return quotaExceeded
-      return pull ? allowed(path) : { ...allowed(path), pusher: principal.value.user.id }
-    })
-
-  /**
-   * A push as the repository's write section (across processes), with its branch table marked
-   * pending until the push and its sync succeed. A repository without a row has no table to keep.
-   */
-  const writeSection = <A>(target: PushTarget, push: () => Promise<A>): Promise<A> =>
-    run(Effect.gen(function*() {
-      const pushing = Effect.tryPromise({ try: push, catch: (error) => error })
-      const found = yield* store.find(target.owner, target.repo)
-      return yield* Effect.result(Option.isNone(found) ? pushing : branches.changeSection(found.value, pushing))
-    })).then((result) => Result.isSuccess(result) ? result.success : Promise.reject(result.failure))
-
-  /**
-   * One step after each push, inside its write section: the record, the branch table, then the
-   * webhook deliveries of the push (in one transaction of their own). The push is git's and done
-   * by now: no transaction can include it, so none is held across the branch table's git reads
-   * and its lock (on the embedded database that would keep its one connection from everyone).
-   */
-  const afterPush = (push: Push) =>
-    Effect.gen(function*() {
-      const found = yield* store.find(push.owner, push.repo)
-      if (Option.isNone(found)) return
-      const repository = yield* repositories.recordPush(found.value.repository.id).pipe(Effect.orDie)
-      const owned = { ...found.value, repository }
-      yield* branches.recordPush(owned, push.updates)
-      const events = Effect.gen(function*() {
-        const pusher = push.pusher === undefined ? Option.none() : yield* users.findById(push.pusher)
-        if (Option.isNone(pusher)) return []
-        const perRef = yield* Effect.forEach(push.updates, (update) => payloads.refEvents(owned, pusher.value, update))
-        return perRef.flat()
-      }).pipe(
-        // The push happened whatever its payloads.
-        Effect.catchCause((cause) => Effect.as(Effect.logError("webhook events of a push not built", Cause.pretty(cause)), []))
-      )
-      yield* webhookEvents.emitBuilt({ repositoryId: repository.id, ownerId: owned.owner.id }, events)
     })
 
   const handler = makeSmartHttpHandler({
     authorize: (request) => run(decide(request)),
-    afterPush: (push) => run(afterPush(push)),
-    writeSection,
+    afterPush: pushes.afterPush,
+    writeSection: pushes.writeSection,
     basePath,
     idleTimeoutMillis: config.gitIdleTimeoutSeconds * 1000,
     onError: (error, request) =>
