@@ -25,18 +25,40 @@ import type { RepositoryAccess } from "../org/RepositoryAccess.ts"
 import { QuotaEnforcement } from "../quota/QuotaEnforcement.ts"
 import { isPublicRepository, Repositories } from "../repo/Repositories.ts"
 import type { OwnedRepository } from "../repo/Repository.ts"
+import { RepositoryRedirectStore } from "../repo/RepositoryRedirectStore.ts"
+import { RepositoryStore } from "../repo/RepositoryStore.ts"
 import type { User } from "../user/User.ts"
+import { UserStore } from "../user/UserStore.ts"
 
 /** `read`: clone, fetch, archive, LFS download. `write`: push, LFS upload and locks. */
 export type GitOperation = "read" | "write"
 
-/** Who asks, as the transport established it. */
+/** A repository a deploy key opens, and whether only for reading. */
+export interface DeployKeyGrant {
+  readonly repositoryId: number
+  readonly readOnly: boolean
+}
+
+/**
+ * Who asks, as the transport established it. A deploy key (SSH) belongs to no account: it opens
+ * the repositories it was added to, and nothing else, whatever their visibility.
+ */
 export type GitCaller =
   | { readonly _tag: "Anonymous" }
   | { readonly _tag: "Signed"; readonly principal: Principal }
+  | { readonly _tag: "DeployKey"; readonly keyId: number; readonly grants: ReadonlyArray<DeployKeyGrant> }
 
-export const anonymous: GitCaller = { _tag: "Anonymous" }
-export const signed = (principal: Principal): GitCaller => ({ _tag: "Signed", principal })
+/** A caller that is an account, or nobody. */
+export type AccountCaller = Exclude<GitCaller, { readonly _tag: "DeployKey" }>
+export type DeployKeyCaller = Extract<GitCaller, { readonly _tag: "DeployKey" }>
+
+export const anonymous: AccountCaller = { _tag: "Anonymous" }
+export const signed = (principal: Principal): AccountCaller => ({ _tag: "Signed", principal })
+export const deployKey = (keyId: number, grants: ReadonlyArray<DeployKeyGrant>): DeployKeyCaller => ({
+  _tag: "DeployKey",
+  keyId,
+  grants
+})
 
 /** Why a caller who may see the repository is refused the operation. */
 export type GitRefusal =
@@ -46,6 +68,7 @@ export type GitRefusal =
   | "no-write-access"
   | "token-scope"
   | "public-only-token"
+  | "read-only-deploy-key"
 
 export type GitAccessDecision =
   /** `pusher`: the account a push is made by (none for a read). */
@@ -78,6 +101,8 @@ export const refusalMessage = (reason: GitRefusal): string => {
       return "the token's scope does not allow this"
     case "public-only-token":
       return "token scope is limited to public repos"
+    case "read-only-deploy-key":
+      return "This deploy key is read-only: it cannot push."
   }
 }
 
@@ -86,7 +111,7 @@ export const refusalMessage = (reason: GitRefusal): string => {
  * undefined when they allow the operation.
  */
 export const repositoryRefusal = (
-  caller: GitCaller,
+  caller: AccountCaller,
   target: OwnedRepository,
   access: RepositoryAccess,
   operation: GitOperation
@@ -108,6 +133,24 @@ export const repositoryRefusal = (
   return undefined
 }
 
+/**
+ * The same rules for a deploy key, undefined when they allow the operation. Forgejo's serv: a key
+ * not added to this repository opens nothing here (hidden, whatever the repository's visibility).
+ */
+export const deployKeyRefusal = (
+  caller: DeployKeyCaller,
+  target: OwnedRepository,
+  operation: GitOperation
+): GitAccessDecision | undefined => {
+  const grant = caller.grants.find((candidate) => candidate.repositoryId === target.repository.id)
+  if (grant === undefined) return notFound
+  if (operation === "read") return undefined
+  if (target.repository.isArchived) return forbidden("archived")
+  if (grant.readOnly) return forbidden("read-only-deploy-key")
+  if (target.repository.isMirror) return forbidden("mirror")
+  return undefined
+}
+
 export class GitAccess extends Context.Service<GitAccess, {
   readonly decide: (
     caller: GitCaller,
@@ -117,14 +160,56 @@ export class GitAccess extends Context.Service<GitAccess, {
   ) => Effect.Effect<GitAccessDecision>
 }>()("@kiln/domain/git/GitAccess") {}
 
-export const layer: Layer.Layer<GitAccess, never, Authentication | Repositories | QuotaEnforcement> = Layer.effect(
+export const layer: Layer.Layer<
+  GitAccess,
+  never,
+  Authentication | Repositories | QuotaEnforcement | RepositoryStore | RepositoryRedirectStore | UserStore
+> = Layer.effect(
   GitAccess,
   Effect.gen(function*() {
     const authentication = yield* Authentication
     const repositories = yield* Repositories
     const quotas = yield* QuotaEnforcement
+    const store = yield* RepositoryStore
+    const redirects = yield* RepositoryRedirectStore
+    const users = yield* UserStore
+
+    /** A repository by name or by an old name, whoever may see it: what a deploy key reaches. */
+    const located = Effect.fnUntraced(function*(owner: string, repo: string) {
+      const found = yield* store.find(owner, repo)
+      if (Option.isSome(found)) return found
+      const account = yield* users.findByName(owner)
+      if (Option.isNone(account)) return Option.none<OwnedRepository>()
+      const redirect = yield* redirects.find(account.value.id, repo)
+      return Option.isSome(redirect) ? yield* store.findById(redirect.value) : Option.none<OwnedRepository>()
+    })
+
+    const forDeployKey = Effect.fnUntraced(function*(
+      caller: DeployKeyCaller,
+      owner: string,
+      repo: string,
+      operation: GitOperation
+    ) {
+      const found = yield* located(owner, repo)
+      if (Option.isNone(found)) return notFound
+      const target = found.value
+      // The key checks its grants before anything, so a hidden repository stays hidden.
+      const refusal = deployKeyRefusal(caller, target, operation)
+      if (refusal !== undefined) return refusal
+      if (target.owner.name !== owner || target.repository.name !== repo) {
+        return { kind: "moved", owner: target.owner.name, repo: target.repository.name } as const
+      }
+      return yield* afterRules(target, operation, Option.none())
+    })
+
+    const afterRules = (target: OwnedRepository, operation: GitOperation, pusher: Option.Option<User>) =>
+      operation === "write"
+        ? Effect.map(Effect.result(quotas.require(target.owner, "size:repos:all")), (quota): GitAccessDecision =>
+          Result.isFailure(quota) ? { kind: "quota-exceeded" } : { kind: "allowed", target, pusher })
+        : Effect.succeed<GitAccessDecision>({ kind: "allowed", target, pusher: Option.none() })
 
     const decide = Effect.fnUntraced(function*(caller: GitCaller, owner: string, repo: string, operation: GitOperation) {
+      if (caller._tag === "DeployKey") return yield* forDeployKey(caller, owner, repo, operation)
       const user = caller._tag === "Signed" ? Option.some(caller.principal.user) : Option.none<User>()
       // The refusal's text needs no root URL here: only whether there is one counts.
       if (Option.isSome(user) && Option.isSome(authentication.accountRefusal(user.value, "/"))) {
@@ -139,10 +224,7 @@ export const layer: Layer.Layer<GitAccess, never, Authentication | Repositories 
       const { access, ...target } = found.success
       const refusal = repositoryRefusal(caller, target, access, operation)
       if (refusal !== undefined) return refusal
-      if (operation === "write" && Result.isFailure(yield* Effect.result(quotas.require(target.owner, "size:repos:all")))) {
-        return { kind: "quota-exceeded" } as const
-      }
-      return { kind: "allowed", target, pusher: operation === "write" ? user : Option.none() } as const
+      return yield* afterRules(target, operation, user)
     })
 
     return GitAccess.of({ decide })

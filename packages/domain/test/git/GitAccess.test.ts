@@ -2,10 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Option } from "effect"
 import fc from "fast-check"
 import { type AccessTokenScope, accessTokenScopes } from "../../src/auth/AccessTokenScope.ts"
-import { anonymous, type GitCaller, type GitOperation, repositoryRefusal, signed } from "../../src/git/GitAccess.ts"
+import { type AccountCaller, anonymous, deployKey, deployKeyRefusal, type GitOperation, repositoryRefusal, signed } from "../../src/git/GitAccess.ts"
 import { type AccessMode, accessModes, atLeast } from "../../src/org/AccessMode.ts"
 import type { RepositoryAccess } from "../../src/org/RepositoryAccess.ts"
-import { unitModesOf } from "../../src/org/Unit.ts"
+import { unitKeys, type UnitKey } from "../../src/org/Unit.ts"
 import { newRepository } from "../../src/repo/Repository.ts"
 import type { OwnedRepository } from "../../src/repo/Repository.ts"
 import { newAccount, type User } from "../../src/user/User.ts"
@@ -40,11 +40,11 @@ const target = (fields: { isPrivate: boolean; isArchived: boolean; isMirror: boo
 
 const accessAt = (code: AccessMode, mode: AccessMode = "none"): RepositoryAccess => ({
   mode,
-  units: unitModesOf((unit) => unit === "repo.code" ? code : "none"),
+  units: Object.fromEntries(unitKeys.map((unit) => [unit, unit === "repo.code" ? code : "none"])) as Record<UnitKey, AccessMode>,
   hasAccess: code !== "none" || mode !== "none"
 })
 
-const callerArb: fc.Arbitrary<GitCaller> = fc.oneof(
+const callerArb: fc.Arbitrary<AccountCaller> = fc.oneof(
   fc.constant(anonymous),
   fc.record({
     method: fc.constantFrom<"token" | "basic-token" | "basic-password">("token", "basic-token", "basic-password"),
@@ -121,5 +121,15 @@ describe("GitAccess rules", () => {
       kind: "forbidden",
       reason: "public-only-token"
     })
+  })
+
+  it("a deploy key opens only the repositories it was added to, and pushes only where it may write", () => {
+    fc.assert(fc.property(caseArb, fc.option(fc.boolean(), { nil: undefined }), (c, grant) => {
+      const key = deployKey(7, grant === undefined ? [{ repositoryId: 10, readOnly: false }] : [{ repositoryId: 9, readOnly: grant }])
+      const decision = deployKeyRefusal(key, target(c), c.operation)
+      if (grant === undefined) assert.deepStrictEqual(decision, { kind: "not-found" })
+      else if (c.operation === "read") assert.isUndefined(decision)
+      else assert.strictEqual(decision === undefined, !grant && !c.isArchived && !c.isMirror)
+    }))
   })
 })
