@@ -2,9 +2,9 @@
  * Sending deliveries and looking back at them. The job of a delivery sends it once per run: the
  * attempt is recorded whatever happens, and a run without a 2xx answer fails so the retry schedule
  * brings it back (KILN_WEBHOOK_RETRY_DELAY doubling, at most an hour apart, KILN_WEBHOOK_MAX_ATTEMPTS
- * in all). What cannot succeed by retrying (a type Kiln does not send, a target the allowed-hosts
- * list refuses, an inactive hook) is recorded once as failed. History older than
- * KILN_WEBHOOK_HISTORY_DAYS is pruned by a periodic task.
+ * in all). What cannot succeed by retrying (a type Kiln does not send, a header value no client
+ * can send, a target the allowed-hosts list refuses, an inactive hook) is recorded once as failed.
+ * History older than KILN_WEBHOOK_HISTORY_DAYS is pruned by a periodic task.
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { Digest, Mac } from "effect/crypto"
@@ -104,6 +104,7 @@ export const layer: Layer.Layer<
         const built = yield* buildHookRequest(hook.value, delivery, secret).pipe(Effect.provideContext(context))
         const empty: RecordedRequest = { method: "POST", url: hook.value.url, headers: {}, body: delivery.payload }
         if (built._tag === "Unsupported") return yield* refuse(delivery, empty, built.message)
+        if (built._tag === "Unsendable") return yield* refuse(delivery, recorded(built.recorded), built.message)
         if (!hook.value.active) return yield* refuse(delivery, recorded(built.recorded), "webhook is not active")
         const startedAt = yield* Clock.currentTimeMillis
         const result = yield* transport.send(built.request, { timeout: settings.deliverTimeout, allowed })
