@@ -1,4 +1,4 @@
-import { afterAll, assert, beforeAll, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, it, vi } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 import { promises as fsPromises } from "node:fs"
 import { writeFile } from "node:fs/promises"
@@ -87,23 +87,13 @@ it.effect("concurrent first reads of two repositories load one pack at most when
     // Room for one of the two packs (PACK_MIB each), not both.
     const storage = yield* makeGitStorage(root, { packCacheMaxBytes: (PACK_MIB * 3 / 2) * 1024 * 1024 })
     // isomorphic-git reads a whole pack with one readFile: count those.
-    const original = fsPromises.readFile
-    let packLoads = 0
-    const counting: typeof fsPromises.readFile = (...args: Parameters<typeof fsPromises.readFile>) => {
-      if (String(args[0]).endsWith(".pack")) packLoads++
-      return original(...args)
-    }
-    yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        fsPromises.readFile = counting
-      }),
-      () => Effect.sync(() => {
-        fsPromises.readFile = original
-      })
+    const readFile = yield* Effect.acquireRelease(
+      Effect.sync(() => vi.spyOn(fsPromises, "readFile")),
+      (spy) => Effect.sync(() => spy.mockRestore())
     )
     const [big, other] = yield* Effect.all([storage.listBranches(location), storage.listBranches(twin)], { concurrency: "unbounded" })
     assert.deepStrictEqual(other, big)
     assert.deepStrictEqual(big.map((branch) => branch.name), ["main", "topic/one"])
     // Without the reservation both loaded their pack at once (2 × PACK_MIB past a budget of 1.5 ×).
-    assert.strictEqual(packLoads, 1)
+    assert.strictEqual(readFile.mock.calls.filter(([path]) => String(path).endsWith(".pack")).length, 1)
   }).pipe(Effect.scoped), { timeout: 60_000 })
