@@ -209,7 +209,8 @@ layer(JobsLive, { timeout: "120 seconds" })("Jobs on PostgreSQL", (it) => {
       for (let worker = 1; worker <= 6; worker++) {
         // Scopes left open on purpose: a dead process releases nothing.
         const scope = yield* Scope.make()
-        yield* Layer.build(JobWorker.layer([dying], { ...workerOptions, concurrency: 1, pollInterval: 50 })).pipe(Scope.provide(scope))
+        // Without a listener: a dead process holds no connection either.
+        yield* Layer.build(JobWorker.layer([dying], { concurrency: 1, pollInterval: 50, listen: false })).pipe(Scope.provide(scope))
         yield* eventually(Effect.map(jobRow("poison", "p"), (row) => row?.done === true || Number(row?.attempts) >= worker ? true : undefined))
         if ((yield* jobRow("poison", "p"))?.done === true) break
         yield* Effect.sleep("250 millis")
