@@ -8,6 +8,7 @@ import * as ArrayBufferReclaimer from "./platform/ArrayBufferReclaimer.ts"
 import * as KilnConfig from "./config/KilnConfig.ts"
 import { createNodeServer } from "./http/NodeServer.ts"
 import * as KilnServer from "./KilnServer.ts"
+import * as ProcessFailures from "./platform/ProcessFailures.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
@@ -24,6 +25,8 @@ const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
 export const ServerLive = KilnServer.compose(HttpServerLive).pipe(
   Layer.provideMerge(KilnConfig.layer),
   Layer.merge(ArrayBufferReclaimer.layer()),
+  // Logs an unhandled rejection and keeps serving; logs an uncaught exception and exits 1.
+  Layer.merge(ProcessFailures.layer),
   // One JSON object per line: the access log and every other log line are machine-readable.
   Layer.provide(Logger.layer([Logger.consoleJson]))
 )

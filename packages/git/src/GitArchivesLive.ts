@@ -13,7 +13,9 @@
  * whole when the repository is deleted or renamed. The cache is bounded at every moment (see
  * ArchiveCacheSpace): every use marks a file's mtime, an archive reserves its bytes as git writes
  * them, and those used longest ago make room. At most `maxConcurrent` archives are made at once;
- * more requests wait for a turn (each `git archive` takes a core and memory).
+ * more requests wait for a turn (each `git archive` takes a core and memory), at most `maxWaiting`
+ * of them (the others are refused, 503 with Retry-After), and an archive nobody waits for any more
+ * (every request for it went away) leaves the queue unmade.
  */
 import { spawn } from "node:child_process"
 import { createReadStream, createWriteStream } from "node:fs"
@@ -23,12 +25,19 @@ import { dirname, join } from "node:path"
 import { pipeline } from "node:stream/promises"
 import { Effect, Layer, Stream } from "effect"
 import { Invalid, NotFound } from "@kiln/domain/errors"
-import { type Archive, ArchiveCacheFull, type ArchivedRepository, type ArchiveFormat, GitArchives } from "@kiln/domain/git/GitArchives"
+import {
+  type Archive,
+  ArchiveCacheFull,
+  type ArchivedRepository,
+  type ArchiveFormat,
+  ArchivesBusy,
+  GitArchives
+} from "@kiln/domain/git/GitArchives"
 import type { RepositoryLocation } from "@kiln/domain/git/GitStorage"
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { isValidRefName } from "@kiln/domain/git/RefName"
 import { ArchiveCacheSpace, type NoRoom } from "./ArchiveCacheSpace.ts"
-import { ConcurrencyLimit } from "./ConcurrencyLimit.ts"
+import { ConcurrencyLimit, QueueFull } from "./ConcurrencyLimit.ts"
 import { runGit } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
 import { isStorageName, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
@@ -40,10 +49,23 @@ export interface GitArchivesOptions {
   readonly maxBytes?: number
   /** Archives made at once; more wait. Default 2. */
   readonly maxConcurrent?: number
+  /** Archives that may wait for a turn; more are refused (ArchivesBusy). Default 16. */
+  readonly maxWaiting?: number
   readonly gitBinary?: string
 }
 
 const fullId = /^[0-9a-f]{40}$/
+
+/** An archive being made (or waiting for its turn) and the requests waiting for it. */
+interface Pending {
+  done: Promise<void>
+  waiters: number
+  started: boolean
+  readonly cancel: AbortController
+}
+
+/** When a refused archive request (the queue was full) may try again: a few archives' time. */
+const BUSY_RETRY_AFTER_SECONDS = 10
 
 /** Space is granted in steps of this much (or less, for a small cache), not per chunk. */
 const RESERVE_STEP = 1024 * 1024
@@ -148,13 +170,18 @@ const isMissing = (error: unknown) => error instanceof Error && "code" in error 
 export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
   Effect.sync(() => {
     const gitBinary = options.gitBinary ?? "git"
-    /** Archives being written in this process: concurrent requests for one wait for the same file. */
-    const pending = new Map<string, Promise<void>>()
+    /**
+     * Archives being written in this process: concurrent requests for one wait for the same file.
+     * `waiters` counts the requests still waiting; when the last goes, `cancel` takes the archive
+     * out of the queue (one already being written is finished: it is kept for the next request).
+     */
+    const pending = new Map<string, Pending>()
     const space = new ArchiveCacheSpace(options.cacheDir, options.maxBytes)
-    const turns = new ConcurrencyLimit(options.maxConcurrent ?? 2)
+    const turns = new ConcurrencyLimit(options.maxConcurrent ?? 2, options.maxWaiting ?? 16)
 
-    const generate = (gitdir: string, commitId: string, format: ArchiveFormat, prefix: string, file: string) =>
+    const generate = (gitdir: string, commitId: string, format: ArchiveFormat, prefix: string, file: string, entry: Pending) =>
       turns.run(async () => {
+        entry.started = true
         await mkdir(dirname(file), { recursive: true })
         const temporary = stagingPath(file)
         try {
@@ -170,22 +197,41 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
         } finally {
           await rm(temporary, { force: true })
         }
-      })
+      }, entry.cancel.signal)
 
-    const ensure = (gitdir: string, commitId: string, format: ArchiveFormat, prefix: string, file: string): Promise<void> => {
-      const running = pending.get(file)
-      if (running !== undefined) return running
-      // Marking the file used is also the test that it is there.
-      const now = new Date()
-      const started = utimes(file, now, now).then(
-        () => undefined,
-        (error: unknown) => {
-          if (!isMissing(error)) throw error
-          return generate(gitdir, commitId, format, prefix, file)
+    const ensure = (
+      gitdir: string,
+      commitId: string,
+      format: ArchiveFormat,
+      prefix: string,
+      file: string,
+      signal: AbortSignal
+    ): Promise<void> => {
+      const found = pending.get(file)
+      const entry: Pending = found ?? { done: Promise.resolve(), waiters: 0, started: false, cancel: new AbortController() }
+      if (found === undefined) {
+        const forget = () => {
+          if (pending.get(file) === entry) pending.delete(file)
         }
-      ).finally(() => pending.delete(file))
-      pending.set(file, started)
-      return started
+        // Marking the file used is also the test that it is there.
+        const now = new Date()
+        entry.done = utimes(file, now, now).then(
+          () => undefined,
+          (error: unknown) => {
+            if (!isMissing(error)) throw error
+            return generate(gitdir, commitId, format, prefix, file, entry)
+          }
+        ).finally(forget)
+        pending.set(file, entry)
+      }
+      entry.waiters++
+      signal.addEventListener("abort", () => {
+        if (--entry.waiters > 0 || entry.started) return
+        // Nobody waits for it and git has not started: out of the queue, and a later request starts afresh.
+        entry.cancel.abort()
+        if (pending.get(file) === entry) pending.delete(file)
+      }, { once: true })
+      return entry.done
     }
 
     const readFile = (file: string, size: number): Archive => ({
@@ -236,9 +282,11 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
           const gitdir = yield* open(repository.location)
           const file = join(repositoryDir(repository.id), `${commitId}-${prefix}.${extensionOf[format]}`)
           yield* Effect.tryPromise({
-            try: () => ensure(gitdir, commitId, format, prefix, file),
+            try: (signal) => ensure(gitdir, commitId, format, prefix, file, signal),
             catch: (error) =>
-              error instanceof NoRoomError
+              error instanceof QueueFull
+                ? new ArchivesBusy({ message: "too many archives are waiting to be made; try again later", retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS })
+                : error instanceof NoRoomError
                 ? new ArchiveCacheFull({
                   message: error.reason === "larger-than-cache"
                     ? `the archive is larger than the archive cache (${space.maxBytes ?? 0} bytes)`

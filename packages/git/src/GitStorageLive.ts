@@ -178,15 +178,28 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
         ? Effect.succeed(repositoryPath(root, location))
         : Effect.fail(new Invalid({ message: `not a repository name: ${label(location)}` }))
 
-    /** The path of a repository that exists, with the reader its pack size calls for. */
+    /** The path of a repository that exists. */
     const open = (location: RepositoryLocation) =>
       Effect.gen(function*() {
         const gitdir = yield* locate(location)
         if (!(yield* pathExists(join(gitdir, "HEAD")))) return yield* repositoryMissing(location)
-        const cache = caches.for(gitdir, yield* Effect.promise(() => packBytes(gitdir)))
-        const reader: ObjectReader = cache === undefined ? gitReader(command, gitdir) : isomorphicReader(gitdir, cache)
-        return { gitdir, reader }
+        return { gitdir }
       })
+
+    /**
+     * `use` with the reader the repository's pack size, and the room left in the pack cache budget,
+     * call for: its pack cache is held (counted, never evicted) until `use` ends.
+     */
+    const withReader = <A, E>(
+      location: RepositoryLocation,
+      use: (gitdir: string, reader: ObjectReader) => Effect.Effect<A, E>
+    ) =>
+      Effect.flatMap(open(location), ({ gitdir }) =>
+        Effect.acquireUseRelease(
+          Effect.promise(() => packBytes(gitdir)).pipe(Effect.map((bytes) => caches.acquire(gitdir, bytes))),
+          (lease) => use(gitdir, lease === undefined ? gitReader(command, gitdir) : isomorphicReader(gitdir, lease.cache)),
+          (lease) => Effect.sync(() => lease?.release())
+        ))
 
     const validBranchName = (name: string) =>
       isValidRefName(name) ? Effect.void : Effect.fail(new Invalid({ message: `invalid branch name: ${name}` }))
@@ -331,7 +344,7 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
           )),
 
       listBranches: (location) =>
-        Effect.flatMap(open(location), ({ gitdir, reader }) =>
+        withReader(location, (gitdir, reader) =>
           Effect.promise(async () => {
             // Only names git accepts reach the reader (a ref file's name could be anything).
             const names = (await listBranches({ fs, gitdir })).filter(isValidRefName).sort()
@@ -343,25 +356,24 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
           })),
 
       resolveCommit: (location, ref) =>
-        Effect.gen(function*() {
-          const { reader } = yield* open(location)
-          const found = yield* Effect.promise(() => resolve(reader, ref))
-          if (found === undefined) return yield* new NotFound({ message: `reference does not exist [name: ${ref}]` })
-          return found
-        }),
+        withReader(location, (_gitdir, reader) =>
+          Effect.gen(function*() {
+            const found = yield* Effect.promise(() => resolve(reader, ref))
+            if (found === undefined) return yield* new NotFound({ message: `reference does not exist [name: ${ref}]` })
+            return found
+          })),
 
-      commitInfo: (location, id) =>
-        Effect.flatMap(open(location), ({ reader }) => commitAt(reader, id)),
+      commitInfo: (location, id) => withReader(location, (_gitdir, reader) => commitAt(reader, id)),
 
       rawCommit: (location, id) =>
-        Effect.gen(function*() {
-          const { reader } = yield* open(location)
-          const missing = new NotFound({ message: `commit does not exist [id: ${id}]` })
-          if (!fullId.test(id)) return yield* missing
-          const object = yield* Effect.promise(() => reader.rawCommit(id))
-          if (object === undefined) return yield* missing
-          return new TextDecoder().decode(object)
-        }),
+        withReader(location, (_gitdir, reader) =>
+          Effect.gen(function*() {
+            const missing = new NotFound({ message: `commit does not exist [id: ${id}]` })
+            if (!fullId.test(id)) return yield* missing
+            const object = yield* Effect.promise(() => reader.rawCommit(id))
+            if (object === undefined) return yield* missing
+            return new TextDecoder().decode(object)
+          })),
 
       readFile: (location, commitId, path, maxBytes) =>
         Effect.gen(function*() {
@@ -388,8 +400,8 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
       createBranch: (location, name, commitId) =>
         Effect.gen(function*() {
           yield* validBranchName(name)
-          const { gitdir, reader } = yield* open(location)
-          const target = yield* commitAt(reader, commitId)
+          const { gitdir } = yield* open(location)
+          const target = yield* withReader(location, (_gitdir, reader) => commitAt(reader, commitId))
           const ref = `refs/heads/${name}`
           const refs = yield* refIds(gitdir)
           if (refs.has(ref)) return yield* new AlreadyExists({ message: "The branch already exists." })

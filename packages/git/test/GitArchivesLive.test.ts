@@ -3,7 +3,7 @@ import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdir, symlink, chmod, writeFile, readdir, readFile, stat, utimes } from "node:fs/promises"
 import { join } from "node:path"
-import { Effect, Stream } from "effect"
+import { Effect, Fiber, Stream } from "effect"
 import type { ArchiveFormat } from "@kiln/domain/git/GitArchives"
 import { pruneArchiveCache } from "../src/ArchiveCache.ts"
 import { makeGitArchives } from "../src/GitArchivesLive.ts"
@@ -208,6 +208,59 @@ it.effect("makes at most maxConcurrent archives at once; the others wait their t
       if (line === "end") running--
     }
     assert.strictEqual(most, 2)
+  }))
+
+/** A real git behind a script that notes in `log` when each run starts and ends, `delay` seconds in. */
+const loggingGit = (name: string, delay: number) =>
+  Effect.promise(async () => {
+    const log = sandbox.path(`${name}.log`)
+    const wrapper = sandbox.path(`${name}-git`)
+    await writeFile(wrapper, `#!/bin/sh\necho start >> '${log}'\nsleep ${delay}\ngit "$@"\ncode=$?\necho end >> '${log}'\nexit $code\n`)
+    await chmod(wrapper, 0o755)
+    return { wrapper, starts: () => readFile(log, "utf8").then((text) => text.split("\n").filter((line) => line === "start").length, () => 0) }
+  })
+
+it.effect("refuses an archive at once when maxWaiting others wait for a turn (finding 29)", () =>
+  Effect.gen(function*() {
+    const git = yield* loggingGit("busy", 0.5)
+    const archives = yield* makeGitArchives(root, { cacheDir: sandbox.path("busy"), maxConcurrent: 1, maxWaiting: 2, gitBinary: git.wrapper })
+    // One made, two waiting: the other three are refused without waiting.
+    const outcomes = yield* Effect.all(
+      [1, 2, 3, 4, 5, 6].map((id) => Effect.result(archives.archive({ ...repo, id }, commit, "tar.gz", "repo"))),
+      { concurrency: "unbounded" }
+    )
+    const refused = outcomes.flatMap((outcome) => outcome._tag === "Failure" ? [outcome.failure] : [])
+    assert.strictEqual(refused.length, 3)
+    for (const failure of refused) assert.isTrue(failure._tag === "ArchivesBusy" && failure.retryAfterSeconds > 0)
+    assert.strictEqual(yield* Effect.promise(git.starts), 3)
+  }))
+
+it.live("an archive whose requests all went away while it waited is never made (finding 29)", () =>
+  Effect.gen(function*() {
+    const git = yield* loggingGit("abandoned", 0.5)
+    const archives = yield* makeGitArchives(root, { cacheDir: sandbox.path("abandoned"), maxConcurrent: 1, gitBinary: git.wrapper })
+    const make = (id: number) => archives.archive({ ...repo, id }, commit, "tar.gz", "repo")
+    const first = yield* Effect.forkChild(make(1))
+    yield* Effect.sleep("100 millis")
+    // Queued behind the first, then interrupted (their clients disconnected), two requests for
+    // the same archive among them.
+    const leaving = yield* Effect.all([2, 3, 3].map((id) => Effect.forkChild(make(id))))
+    yield* Effect.sleep("100 millis")
+    yield* Effect.all(leaving.map(Fiber.interrupt))
+    yield* Fiber.join(first)
+    // One that still has a requester is made.
+    const kept = yield* Effect.forkChild(make(4))
+    const other = yield* Effect.forkChild(make(4))
+    yield* Effect.sleep("50 millis")
+    yield* Fiber.interrupt(other)
+    yield* Fiber.join(kept)
+    yield* Effect.sleep("700 millis")
+    assert.strictEqual(yield* Effect.promise(git.starts), 2)
+    const made = yield* Effect.promise(() => readdir(sandbox.path("abandoned")))
+    assert.deepStrictEqual(made.sort(), ["1", "4"])
+    // A later request for an abandoned one makes it.
+    yield* make(3)
+    assert.strictEqual(yield* Effect.promise(git.starts), 3)
   }))
 
 it.effect("a pass over the disk bounds the cache whatever process added the archives", () =>

@@ -1,5 +1,6 @@
-import { afterAll, assert, beforeAll, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, it, vi } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
+import { promises as fsPromises } from "node:fs"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect } from "effect"
@@ -78,3 +79,21 @@ it.effect("serves branches and commits of a repository whose pack is past the ca
     const throughCache = yield* readAll(256 * 1024 * 1024)
     assert.deepStrictEqual(throughGit, throughCache)
   }), { timeout: 60_000 })
+
+it.effect("concurrent first reads of two repositories load one pack at most when the budget holds one (the bound covers loads in progress)", () =>
+  Effect.gen(function*() {
+    const twin = { owner: "ada", name: "twin" }
+    yield* Effect.promise(() => sandbox.git(["clone", "-q", "--bare", join(root, "ada", "big.git"), join(root, "ada", "twin.git")]))
+    // Room for one of the two packs (PACK_MIB each), not both.
+    const storage = yield* makeGitStorage(root, { packCacheMaxBytes: (PACK_MIB * 3 / 2) * 1024 * 1024 })
+    // isomorphic-git reads a whole pack with one readFile: count those.
+    const readFile = yield* Effect.acquireRelease(
+      Effect.sync(() => vi.spyOn(fsPromises, "readFile")),
+      (spy) => Effect.sync(() => spy.mockRestore())
+    )
+    const [big, other] = yield* Effect.all([storage.listBranches(location), storage.listBranches(twin)], { concurrency: "unbounded" })
+    assert.deepStrictEqual(other, big)
+    assert.deepStrictEqual(big.map((branch) => branch.name), ["main", "topic/one"])
+    // Without the reservation both loaded their pack at once (2 × PACK_MIB past a budget of 1.5 ×).
+    assert.strictEqual(readFile.mock.calls.filter(([path]) => String(path).endsWith(".pack")).length, 1)
+  }).pipe(Effect.scoped), { timeout: 60_000 })

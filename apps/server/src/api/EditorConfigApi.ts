@@ -6,6 +6,7 @@ import {
   ApiInternalError,
   ApiMovedPermanentlyResponse,
   ApiNotFound,
+  ApiServiceUnavailable,
   ApiUnauthorized,
   ApiValidationFailed
 } from "../http/ApiErrors.ts"
@@ -25,6 +26,6 @@ export class EditorConfigApi extends HttpApiGroup.make("repositoryEditorConfig")
     params: { owner: Schema.String, repo: Schema.String, filepath: Schema.String },
     query: { ref: Schema.optional(Schema.String.annotate({ description: "The name of the commit/branch/tag. Default the repository’s default branch (usually master)" })) },
     success: EditorConfigDefinitionJson,
-    error: [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiInternalError, ApiMovedPermanentlyResponse]
+    error: [ApiUnauthorized, ApiForbidden, ApiNotFound, ApiValidationFailed, ApiServiceUnavailable, ApiInternalError, ApiMovedPermanentlyResponse]
   }).annotate(OpenApi.Summary, "Get the EditorConfig definitions of a file in a repository")
 ).annotate(ScopeCategories, ["repository"]).prefix(API_PREFIX) {}

@@ -4,6 +4,7 @@
  */
 import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import { IpNetwork } from "effect/net"
+import { globLengthError } from "@kiln/domain/repo/NameGlob"
 import { DEFAULT_ALLOWED_HOSTS } from "@kiln/domain/webhook/AllowedHosts"
 import type { WebhookSettingsShape } from "@kiln/domain/webhook/WebhookSettings"
 
@@ -231,6 +232,19 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     "KILN_WEBHOOK_ALLOWED_HOSTS",
     Config.String("KILN_WEBHOOK_ALLOWED_HOSTS").pipe(Config.withDefault(DEFAULT_ALLOWED_HOSTS))
   )
+
+  // Patterns are matched against every request's origin or every target host: bounded in length.
+  const patternLists = [
+    ["KILN_WEBHOOK_ALLOWED_HOSTS", webhookAllowedHosts],
+    ["KILN_MIGRATIONS_ALLOWED_DOMAINS", migrationsAllowedDomains],
+    ["KILN_CORS_ALLOW_ORIGINS", corsOrigins]
+  ] as const
+  for (const [name, text] of patternLists) {
+    for (const item of list(text ?? "")) {
+      const error = globLengthError(item)
+      if (error !== undefined) problems.push(`${name}: ${error}: ${item.slice(0, 40)}…`)
+    }
+  }
 
   let rootUrl = ""
   if (httpPort !== undefined && rootRaw !== undefined) {

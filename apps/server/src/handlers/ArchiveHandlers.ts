@@ -66,7 +66,9 @@ export const ArchiveHandlers = HttpApiBuilder.group(Api, "repositoryArchive", Ef
       const commit = yield* archives.resolve(location, ref).pipe(Effect.mapError(() => unknownRef))
       const archive = yield* archives.archive({ id: repository.id, location }, commit.id, format, repository.name).pipe(
         Effect.mapError((error) =>
-          error._tag === "ArchiveCacheFull" ? error : error._tag === "GitStorageFailure" ? errors.internal(error.message) : unknownRef
+          error._tag === "ArchiveCacheFull" || error._tag === "ArchivesBusy"
+            ? error
+            : error._tag === "GitStorageFailure" ? errors.internal(error.message) : unknownRef
         )
       )
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -100,6 +102,13 @@ export const ArchiveHandlers = HttpApiBuilder.group(Api, "repositoryArchive", Ef
         contentLength: range.end - range.start + 1
       })
     }).pipe(
+      // Too many archives waiting: busy for now, an answer with a header like markdown's.
+      Effect.catchTag("ArchivesBusy", (busy) =>
+        Effect.succeed(
+          forgejoJson({ message: busy.message, url: errors.url }, 503).pipe(
+            HttpServerResponse.setHeader("retry-after", String(busy.retryAfterSeconds))
+          )
+        )),
       Effect.catchTag("ArchiveCacheFull", (full) =>
         full.transient
           // Room comes back once the archives served moments ago age out of their in-use minute.

@@ -1,9 +1,11 @@
 /** `GET /repos/{o}/{r}/editorconfig/{filepath}` (api-facts §4.10). */
 import { Effect, Option } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GitStorage } from "@kiln/domain/git/GitStorage"
 import { definitionOf, EDITORCONFIG_LIMITS, EDITORCONFIG_PATH, EditorConfigMatcher } from "@kiln/domain/repo/EditorConfig"
 import { Api } from "../api/Api.ts"
+import { forgejoJson } from "../http/ErrorResponses.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
@@ -31,8 +33,16 @@ export const EditorConfigHandlers = HttpApiBuilder.group(Api, "repositoryEditorC
       if (Option.isNone(file)) return yield* errors.notFound()
       // Past the limits or too slow to match: the file is refused (422), never left to hold the server.
       const properties = yield* matcher.propertiesFor(file.value, params.filepath).pipe(
-        Effect.mapError((error) => errors.validation(error.message))
+        Effect.mapError((error) => error._tag === "EditorConfigBusy" ? error : errors.validation(error.message))
       )
       return definitionOf(properties)
-    }))
+    }).pipe(
+      // Too many lookups waiting: busy for now, an answer with a header like markdown's.
+      Effect.catchTag("EditorConfigBusy", (busy) =>
+        Effect.succeed(
+          forgejoJson({ message: busy.message, url: errors.url }, 503).pipe(
+            HttpServerResponse.setHeader("retry-after", String(busy.retryAfterSeconds))
+          )
+        ))
+    ))
 }))

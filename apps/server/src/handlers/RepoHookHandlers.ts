@@ -70,7 +70,7 @@ export const RepoHookHandlers = HttpApiBuilder.group(Api, "repositoryHooks", Eff
         // Forgejo loads the ref's commit before anything else: an empty repository or unknown ref has none.
         if (Option.isNone(branch)) return yield* Effect.fail(errors.notFound())
         const event = yield* payloads.testPushEvent(target, principal.user, ref, branch.value)
-        yield* events.emitTo(hook, event)
+        yield* events.emitTo({ repositoryId: target.repository.id, ownerId: target.owner.id }, hook, event)
       }))
     .handle("repoListHookDeliveries", ({ params, query }) =>
       Effect.flatMap(hookOf(params), ({ hook }) => hooks.listDeliveries(hook, query)))

@@ -29,6 +29,12 @@ const headersOf = (response: IncomingMessage): Record<string, string> => {
 
 const errorText = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
+/**
+ * A header value as the bytes Go would send: its UTF-8, handed to node as a latin-1 string (node
+ * writes each code unit as one byte and refuses anything above U+00FF).
+ */
+const asHeaderBytes = (value: string): string => Buffer.from(value, "utf8").toString("latin1")
+
 /** The address to connect to, or why there is none. */
 const resolveAllowed = async (host: string, allowed: AllowedHosts): Promise<{ address: string; family: number } | TransportResult> => {
   const literal = isIP(host)
@@ -63,7 +69,7 @@ const exchange = (request: OutgoingRequest, timeout: number, allowed: AllowedHos
       settle(failed(`Delivery: no answer within ${timeout} ms`, "timeout"))
     }, timeout)
 
-    void resolveAllowed(host, allowed).then((target) => {
+    const connect = (target: { address: string; family: number } | TransportResult) => {
       if (settled) return
       if ("_tag" in target) return settle(target)
       const pinned: LookupFunction = (_hostname, options, callback) => {
@@ -75,11 +81,13 @@ const exchange = (request: OutgoingRequest, timeout: number, allowed: AllowedHos
       }
       const send = url.protocol === "https:" ? httpsRequest : httpRequest
       const body = Buffer.from(request.body, "utf8")
+      // Node throws here (synchronously) for a header value it cannot send: the caller's catch
+      // makes that a failed attempt, as Go's client returns an error.
       const outgoing = send(url, {
         method: request.method,
         lookup: pinned,
         // An object (in order), so node adds Host as Go does.
-        headers: { ...Object.fromEntries(request.headers), "Content-Length": String(body.length) },
+        headers: { ...Object.fromEntries(request.headers.map(([name, value]) => [name, asHeaderBytes(value)])), "Content-Length": String(body.length) },
         // One connection per attempt: a kept-alive socket would outlive the address check.
         agent: false
       }, (response) => {
@@ -106,7 +114,11 @@ const exchange = (request: OutgoingRequest, timeout: number, allowed: AllowedHos
       abort = () => outgoing.destroy()
       outgoing.on("error", (error) => settle(failed(`Delivery: ${errorText(error)}`)))
       outgoing.end(body)
-    })
+    }
+
+    // Whatever goes wrong building or sending the request is this attempt's failure: nothing may
+    // escape as an unhandled rejection, which would end the process.
+    resolveAllowed(host, allowed).then(connect).catch((error: unknown) => settle(failed(`Delivery: ${errorText(error)}`)))
   })
 
 export const layer: Layer.Layer<HookTransport> = Layer.succeed(

@@ -67,6 +67,8 @@ export const makeChangeEvents = Effect.gen(function*() {
     action,
     branch: undefined,
     commitCount: undefined,
+    // One space: Forgejo's RepositoryPayload.JSONPayload is json.MarshalIndent(p, "", " ") (as
+    // Gitea's and Gogs'), unlike the other payloads' two. [modules/structs/hook.go]
     indent: " ",
     payload: {
       action,

@@ -131,6 +131,26 @@ describe("KilnConfig", () => {
       assert.isTrue(error.problems.some((line) => line === "KILN_TRUSTED_PROXIES: not an IP address or CIDR range: not-an-address"))
     }))
 
+  it.effect("bounds the length of host, domain and origin patterns (matching costs pattern × name)", () =>
+    Effect.gen(function*() {
+      const long = `*${"a".repeat(256)}`
+      const fine = yield* load({ KILN_WEBHOOK_ALLOWED_HOSTS: `loopback,${"a".repeat(256)}` })
+      assert.strictEqual(fine.webhook.allowedHosts, `loopback,${"a".repeat(256)}`)
+      const error = yield* Effect.flip(load({
+        KILN_WEBHOOK_ALLOWED_HOSTS: `loopback,${long}`,
+        KILN_MIGRATIONS_ALLOWED_DOMAINS: long,
+        KILN_CORS_ALLOW_ORIGINS: `https://${long}`
+      }))
+      assert.deepStrictEqual(
+        error.problems.map((problem) => problem.split(": ").slice(0, 2).join(": ")),
+        [
+          "KILN_WEBHOOK_ALLOWED_HOSTS: pattern is longer than 256 characters",
+          "KILN_MIGRATIONS_ALLOWED_DOMAINS: pattern is longer than 256 characters",
+          "KILN_CORS_ALLOW_ORIGINS: pattern is longer than 256 characters"
+        ]
+      )
+    }))
+
   it.effect("reports every bad value on its own line", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(load({

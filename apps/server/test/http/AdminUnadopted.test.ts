@@ -66,6 +66,10 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("unadopted repositories", 
         "ada/lost",
         "ada-org/void"
       ])
+      // A pattern past 256 characters is refused (matching costs pattern × name).
+      const long = yield* request("GET", `/api/v1/admin/unadopted?pattern=${"*a".repeat(129)}`, { auth: admin })
+      assert.strictEqual(long.status, 422, long.text)
+      assert.strictEqual((yield* request("GET", `/api/v1/admin/unadopted?query=${"*a".repeat(128)}`, { auth: admin })).status, 200)
       const none = yield* request("GET", "/api/v1/admin/unadopted?pattern=nobody", { auth: admin })
       assert.deepStrictEqual(none.body, [])
       assert.strictEqual(none.headers.get("x-total-count"), "0")

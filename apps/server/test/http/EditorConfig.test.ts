@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs"
 import { bareRepositoryPath, git, scratchDir, seedRepository } from "./ArchiveFixtures.ts"
 import { at, baseUrl, createUser, request } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
+import { MAX_QUEUED_MATCHES } from "../../src/platform/editorconfig/EditorConfigMatcherLive.ts"
 
 layer(TestServer.layer(), { timeout: "180 seconds" })("editorconfig", (it) => {
   it.effect("matches the root .editorconfig's sections and globs, later sections winning, with Forgejo's four keys", () =>
@@ -128,6 +129,52 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("editorconfig that would h
       // The next lookup gets a fresh matching thread.
       yield* pushEditorConfig("fay", "ranges", "[*.go]\nindent_style = tab\n")
       assert.deepStrictEqual((yield* request("GET", "/api/v1/repos/fay/ranges/editorconfig/a.go")).body, { indent_style: "tab", indent_size: "tab" })
+    }))
+
+  it.effect("lookups past the queue's bound are answered 503 with Retry-After at once (finding 29)", () =>
+    Effect.gen(function*() {
+      const hal = yield* createUser("hal")
+      assert.strictEqual((yield* request("POST", "/api/v1/user/repos", { auth: hal.auth, json: { name: "slow", auto_init: true } })).status, 201)
+      // Each lookup takes the whole time limit (1 s) and is stopped.
+      yield* pushEditorConfig("hal", "slow", Array.from({ length: 64 }, (_, i) => `[{1..100000}x${i}]\nindent_style = tab\n`).join(""))
+      const base = yield* baseUrl
+      // Far more than the thread holds: they reach it over a second or two (each reads git first).
+      const answers = yield* Effect.promise(() =>
+        Promise.all(Array.from({ length: 2 * MAX_QUEUED_MATCHES }, () =>
+          fetch(`${base}/api/v1/repos/hal/slow/editorconfig/7`).then(async (response) => ({
+            status: response.status,
+            retryAfter: response.headers.get("retry-after"),
+            body: await response.json() as unknown
+          })))))
+      const busy = answers.filter((answer) => answer.status === 503)
+      // At most one matching and MAX_QUEUED_MATCHES waiting at any moment; the rest refused.
+      assert.isAtLeast(busy.length, 1)
+      for (const answer of busy) {
+        assert.strictEqual(answer.retryAfter, "1")
+        assert.deepStrictEqual(answer.body, { message: "too many .editorconfig lookups are waiting; try again later", url: `${TestServer.ROOT_URL}api/swagger` })
+      }
+      assert.isTrue(answers.every((answer) => answer.status === 503 || answer.status === 422))
+    }), { timeout: 180_000 })
+
+  it.effect("a lookup whose client went away leaves the queue: the next one waits for no one's leftovers", () =>
+    Effect.gen(function*() {
+      const ivy = yield* createUser("ivy")
+      assert.strictEqual((yield* request("POST", "/api/v1/user/repos", { auth: ivy.auth, json: { name: "slow", auto_init: true } })).status, 201)
+      yield* pushEditorConfig("ivy", "slow", Array.from({ length: 64 }, (_, i) => `[{1..100000}x${i}]\nindent_style = tab\n`).join(""))
+      assert.strictEqual((yield* request("POST", "/api/v1/user/repos", { auth: ivy.auth, json: { name: "quick", auto_init: true } })).status, 201)
+      yield* pushEditorConfig("ivy", "quick", "[*.go]\nindent_style = tab\n")
+      const base = yield* baseUrl
+      const clients = Array.from({ length: 12 }, () => new AbortController())
+      const leaving = clients.map((client) =>
+        fetch(`${base}/api/v1/repos/ivy/slow/editorconfig/7`, { signal: client.signal }).then(() => undefined, () => undefined))
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+      for (const client of clients) client.abort()
+      yield* Effect.promise(() => Promise.all(leaving))
+      const started = performance.now()
+      const quick = yield* request("GET", "/api/v1/repos/ivy/quick/editorconfig/a.go")
+      assert.deepStrictEqual([quick.status, quick.body], [200, { indent_style: "tab", indent_size: "tab" }])
+      // Behind at most the lookup being matched (1 s), not the 11 that left (11 s): a hang guard.
+      assert.isBelow(performance.now() - started, 6_000)
     }))
 
   it.effect("a file over the size limit is refused before it is read", () =>

@@ -418,6 +418,12 @@ layer(TestServer.layer(), { excludeTestServices: true, timeout: "300 seconds" })
       assert.deepStrictEqual([at(edited.body, "active"), at(edited.body, "branch_filter"), at(edited.body, "events")], [true, "main", ["push"]])
       const invalid = yield* request("POST", hooks, { auth: owner.auth, json: { type: "forgejo", config: { url: "nope", content_type: "json" } } })
       assert.deepStrictEqual([invalid.status, at(invalid.body, "message")], [422, "Invalid url"])
+      // A header value no client can send is refused when saved, on create and edit (finding 22).
+      const header = { type: "forgejo", config: { url: "https://hooks.example/x", content_type: "json" }, authorization_header: "Bearer a\r\nb" }
+      const badHeader = yield* request("POST", hooks, { auth: owner.auth, json: header })
+      assert.deepStrictEqual([badHeader.status, at(badHeader.body, "message")], [422, "Invalid authorization header"])
+      const badEdit = yield* request("PATCH", `${hooks}/${id}`, { auth: owner.auth, json: { authorization_header: "\u001b" } })
+      assert.deepStrictEqual([badEdit.status, at(badEdit.body, "message")], [422, "Invalid authorization header"])
 
       const anonymous = yield* request("GET", hooks)
       assert.strictEqual(anonymous.status, 401)

@@ -1,7 +1,8 @@
 /**
  * The webhook transport against real sockets: targets are checked at connection time against the
  * allowed-hosts list (loopback is refused by default, before any connection), the address checked
- * is the one connected to, and redirects are answers, not followed.
+ * is the one connected to, and redirects are answers, not followed. A request node cannot build is
+ * a failed attempt, never an exception that escapes (review 4b30e64, finding 22).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -47,5 +48,39 @@ describe("NodeHookTransport", () => {
       const result = yield* send(post(receiver.url), "loopback")
       assert.strictEqual(result._tag === "Response" ? result.status : 0, 302)
       assert.strictEqual(receiver.received.length, 1)
+    })))
+
+  it.live("a header value node refuses is a failed attempt, and nothing escapes as an unhandled rejection", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const receiver = yield* makeHookReceiver
+      const escaped: Array<unknown> = []
+      const record = (reason: unknown) => escaped.push(reason)
+      yield* Effect.acquireRelease(
+        Effect.sync(() => process.on("unhandledRejection", record)),
+        () => Effect.sync(() => process.off("unhandledRejection", record))
+      )
+      for (const value of ["Bearer a\r\nX-Injected: 1", "Bearer \u0000"]) {
+        const request = { ...post(receiver.url), headers: [...post(receiver.url).headers, ["Authorization", value] as const] }
+        const result = yield* send(request, "loopback")
+        assert.deepStrictEqual(
+          result._tag === "Failed" ? [result.reason, result.message.startsWith("Delivery: Invalid character in header content")] : result,
+          ["network", true]
+        )
+      }
+      yield* Effect.sleep("50 millis")
+      assert.deepStrictEqual(escaped, [])
+      assert.strictEqual(receiver.received.length, 0)
+    })))
+
+  it.live("text beyond latin-1 in a header goes out as its UTF-8 bytes, as Go's client sends it", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const receiver = yield* makeHookReceiver
+      const request = { ...post(receiver.url), headers: [...post(receiver.url).headers, ["Authorization", "Bearer Ā✓"] as const] }
+      const result = yield* send(request, "loopback")
+      assert.strictEqual(result._tag, "Response")
+      const raw = receiver.received[0]?.rawHeaders ?? []
+      const sent = raw[raw.findIndex((name) => name.toLowerCase() === "authorization") + 1] ?? ""
+      // Node's server reads header bytes as latin-1.
+      assert.strictEqual(Buffer.from(sent, "latin1").toString("utf8"), "Bearer Ā✓")
     })))
 })

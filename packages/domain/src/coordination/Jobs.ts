@@ -5,7 +5,9 @@
  * leaves one and a committed change never loses one. Jobs are identified by `(kind, key)`: enqueuing
  * an existing pair does nothing, which makes "once per key" (a delivery, a periodic task's due time)
  * a fact of the database rather than of a process. A handler per kind runs the job; when it fails,
- * the kind's retry schedule says when to try again, or that it has failed for good.
+ * the kind's retry schedule says when to try again, or that it has failed for good. A job whose
+ * runs keep ending without an outcome (each time the process running it stopped) is parked, failed
+ * for good, after a few such runs, so that one that kills its process cannot do it forever.
  */
 import { Context, type Effect, Schema } from "effect"
 import type { RetrySchedule } from "./RetrySchedule.ts"
@@ -27,6 +29,14 @@ export class JobFailed extends Schema.TaggedError<JobFailed>()("JobFailed", {
   message: Schema.String
 }) {}
 
+/**
+ * A handler's verdict that the job cannot start yet (it waits for another): the run gives its slot
+ * back and the job is due again after `delay` milliseconds, the run not counted as an attempt.
+ */
+export class JobDeferred extends Schema.TaggedError<JobDeferred>()("JobDeferred", {
+  delay: Schema.Number
+}) {}
+
 export interface JobHandler<R = never> {
   readonly kind: string
   readonly retry: RetrySchedule
@@ -35,12 +45,19 @@ export interface JobHandler<R = never> {
    * the job over: a process that died mid-run leaves its job to others after this long.
    */
   readonly lease: number
-  readonly run: (job: Job) => Effect.Effect<void, JobFailed, R>
+  /**
+   * At most this many jobs of one fairness key (EnqueueOptions) run at once in a process; the
+   * others of that key wait in the table, not in a slot, while other keys' jobs run.
+   */
+  readonly perKeyConcurrency?: number | undefined
+  readonly run: (job: Job) => Effect.Effect<void, JobFailed | JobDeferred, R>
 }
 
 export interface EnqueueOptions {
   /** Unix milliseconds; absent: now. */
   readonly runAt?: number | undefined
+  /** Whose job it is, for sharing the slots fairly (the handler's perKeyConcurrency). */
+  readonly fairnessKey?: string | undefined
 }
 
 export class Jobs extends Context.Service<Jobs, {

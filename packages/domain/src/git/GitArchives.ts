@@ -40,6 +40,15 @@ export class ArchiveCacheFull extends Schema.TaggedError<ArchiveCacheFull>()("Ar
   transient: Schema.Boolean
 }) {}
 
+/**
+ * Too many archives are waiting to be made: refused at once rather than queued; the caller may try
+ * again after `retryAfterSeconds`.
+ */
+export class ArchivesBusy extends Schema.TaggedError<ArchivesBusy>()("ArchivesBusy", {
+  message: Schema.String,
+  retryAfterSeconds: Schema.Number
+}) {}
+
 /** The commit an archive request names. */
 export interface ArchiveCommit {
   readonly id: string
@@ -56,14 +65,15 @@ export class GitArchives extends Context.Service<GitArchives, {
   /**
    * The archive of commit `commitId` (a full id) of the repository; `prefix` is the directory the
    * zip and tar entries sit in (the repository name). The same arguments give the same bytes.
-   * Only a bounded number are made at once: the others wait.
+   * Only a bounded number are made at once: a bounded number of others wait (ArchivesBusy past
+   * that), and one whose every requester was interrupted while it waited is never made.
    */
   archive(
     repository: ArchivedRepository,
     commitId: string,
     format: ArchiveFormat,
     prefix: string
-  ): Effect.Effect<Archive, NotFound | Invalid | GitStorageFailure | ArchiveCacheFull>
+  ): Effect.Effect<Archive, NotFound | Invalid | GitStorageFailure | ArchiveCacheFull | ArchivesBusy>
   /** Forgets every archive kept for the repository (it was deleted, or renamed: its prefix changed). */
   discard(repositoryId: number): Effect.Effect<void, GitStorageFailure>
 }>()("@kiln/domain/git/GitArchives") {}

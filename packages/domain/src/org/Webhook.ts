@@ -6,6 +6,8 @@
  */
 import { Effect } from "effect"
 import { Invalid } from "../errors.ts"
+import { globLengthError } from "../repo/NameGlob.ts"
+import { isSendableHeaderValue } from "../webhook/HeaderValue.ts"
 import { globPatternError } from "./GlobPattern.ts"
 import { isValidHttpUrl } from "./HttpUrl.ts"
 
@@ -208,11 +210,24 @@ export interface EditHookBody {
 const invalid = (message: string, field?: string) =>
   Effect.fail(field === undefined ? new Invalid({ message }) : new Invalid({ field, message }))
 
-/** Binding `GlobPattern` on `branch_filter`: `[BranchFilter]: <gobwas/glob error>`. */
+/**
+ * Binding `GlobPattern` on `branch_filter`: `[BranchFilter]: <gobwas/glob error>`; Kiln also
+ * bounds its length (matching costs pattern × branch name).
+ */
 const bindBranchFilter = (branchFilter: string | undefined): Effect.Effect<void, Invalid> => {
-  const error = branchFilter === undefined || branchFilter === "" ? undefined : globPatternError(branchFilter)
+  const error = branchFilter === undefined || branchFilter === "" ? undefined : globLengthError(branchFilter) ?? globPatternError(branchFilter)
   return error === undefined ? Effect.void : invalid(`[BranchFilter]: ${error}`, "BranchFilter")
 }
+
+/** Refused when saved, not at each delivery: a header value no HTTP client can send (CR, LF, other controls). */
+export const INVALID_AUTHORIZATION_HEADER = "Invalid authorization header"
+
+/**
+ * `authorization_header` must be a value an HTTP client can send. Forgejo stores any text and
+ * every delivery then fails in Go's client; Kiln refuses it up front with 422.
+ */
+const bindAuthorizationHeader = (value: string | undefined): Effect.Effect<void, Invalid> =>
+  value === undefined || isSendableHeaderValue(value) ? Effect.void : invalid(INVALID_AUTHORIZATION_HEADER, "AuthorizationHeader")
 
 // Go's strconv.ParseBool.
 const goBooleans: Readonly<Record<string, boolean>> = {
@@ -236,7 +251,8 @@ export type HookDraft = Omit<NewWebhook, "ownerId" | "repositoryId" | "createdAt
  * Checks a CreateHookOption as Forgejo does, in its order, with its texts (all 422 unless noted):
  * `[Type]: Required`, `[Config]: Required`, `[BranchFilter]: <glob error>`, `Invalid hook type: <t>`,
  * `Missing config option: url` / `content_type`, `Invalid content type`, `Invalid url`,
- * `Invalid is_system_webhook value`, and for Slack `Missing config option: channel` and
+ * `Invalid is_system_webhook value`, `Invalid authorization header` (Kiln's: a value with control
+ * characters, which no delivery could send), and for Slack `Missing config option: channel` and
  * `Invalid slack channel name` (Forgejo: 400). The secret is `config.secret`; `active` defaults to false.
  */
 export const parseHookDraft = (body: CreateHookBody): Effect.Effect<HookDraft, Invalid> =>
@@ -257,6 +273,7 @@ export const parseHookDraft = (body: CreateHookBody): Effect.Effect<HookDraft, I
     const systemFlag = config["is_system_webhook"] ?? ""
     const isSystemWebhook = systemFlag === "" ? false : goBooleans[systemFlag]
     if (isSystemWebhook === undefined) return yield* invalid("Invalid is_system_webhook value")
+    yield* bindAuthorizationHeader(body.authorizationHeader)
     let slack: SlackSettings | undefined
     if (type === "slack") {
       const channel = config["channel"]
@@ -292,6 +309,7 @@ export const applyHookEdit = (
 ): Effect.Effect<WebhookChanges, Invalid> =>
   Effect.gen(function*() {
     yield* bindBranchFilter(body.branchFilter)
+    yield* bindAuthorizationHeader(body.authorizationHeader)
     const config = body.config ?? {}
     const url = config["url"]
     if (url !== undefined && !isValidHttpUrl(url)) return yield* invalid("Invalid url")

@@ -4,7 +4,7 @@
  * EditorConfig library's job behind the EditorConfigMatcher port; what Forgejo shows of the
  * result is decided here.
  */
-import { Context, type Effect } from "effect"
+import { Context, type Effect, Schema } from "effect"
 import type { Invalid } from "../errors.ts"
 
 /** Forgejo's editorconfig Definition as it serialises: four keys, each left out when empty. */
@@ -17,12 +17,22 @@ export interface EditorConfigDefinition {
 
 export const EDITORCONFIG_PATH = ".editorconfig"
 
+/** Too many lookups wait for the matcher already: refused at once; the caller may try again later. */
+export class EditorConfigBusy extends Schema.TaggedError<EditorConfigBusy>()("EditorConfigBusy", {
+  message: Schema.String,
+  retryAfterSeconds: Schema.Number
+}) {}
+
 export class EditorConfigMatcher extends Context.Service<EditorConfigMatcher, {
   /**
    * The merged properties of the sections of `config` (the `.editorconfig` bytes, taken as the
-   * root file) that match `fileName`, later sections winning. Invalid when it cannot be read.
+   * root file) that match `fileName`, later sections winning. Invalid when it cannot be read,
+   * EditorConfigBusy when too many lookups are waiting.
    */
-  readonly propertiesFor: (config: Uint8Array, fileName: string) => Effect.Effect<Readonly<Record<string, unknown>>, Invalid>
+  readonly propertiesFor: (
+    config: Uint8Array,
+    fileName: string
+  ) => Effect.Effect<Readonly<Record<string, unknown>>, Invalid | EditorConfigBusy>
 }>()("@kiln/domain/repo/EditorConfigMatcher") {}
 
 /**

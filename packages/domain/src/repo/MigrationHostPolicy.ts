@@ -5,6 +5,7 @@
  * name that resolves to one public and one private address cannot reach the private one.
  */
 import { Context } from "effect"
+import { nameGlob, quoteGlob } from "./NameGlob.ts"
 
 export interface MigrationSettingsShape {
   /** `KILN_MIGRATIONS_ALLOW_LOCAL`: loopback and private networks allowed. */
@@ -115,10 +116,9 @@ export const classifyAddress = (text: string): AddressClass => {
   return "external"
 }
 
-const globMatches = (pattern: string, host: string): boolean => {
-  const expression = pattern.toLowerCase().trim().split("*").map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")
-  return new RegExp(`^${expression}$`).test(host.toLowerCase())
-}
+/** `*` stands for any run of characters, everything else for itself; linear, never backtracking. */
+const globMatches = (pattern: string, host: string): boolean =>
+  nameGlob(pattern.toLowerCase().trim().split("*").map(quoteGlob).join("*"))(host.toLowerCase())
 
 /**
  * Whether a clone from `host`, which resolved to `addresses`, is allowed. Every address must be

@@ -6,7 +6,7 @@
  * and it is the address connected to.
  */
 import { classifyAddress } from "../repo/MigrationHostPolicy.ts"
-import { nameGlob } from "../repo/NameGlob.ts"
+import { compileNameGlob } from "../repo/NameGlob.ts"
 
 export interface AllowedHosts {
   readonly any: boolean
@@ -92,7 +92,11 @@ export const parseAllowedHosts = (list: string): AllowedHosts => {
     else {
       const cidr = item.includes("/") ? parseCidr(item) : undefined
       if (cidr !== undefined) cidrs.push(cidr)
-      else hostGlobs.push(nameGlob(item))
+      else {
+        // A pattern that does not compile matches nothing (Forgejo's filepath.Match reports an error).
+        const glob = compileNameGlob(item)
+        if (glob !== undefined) hostGlobs.push(glob)
+      }
     }
   }
   return { any, builtins, cidrs, hostGlobs }

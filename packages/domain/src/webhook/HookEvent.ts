@@ -4,7 +4,7 @@
  * payload Forgejo serialises (modules/structs/hook.go), already rendered.
  * [services/webhook/webhook.go PrepareWebhook, getPayloadBranch, checkBranch]
  */
-import { nameGlob } from "../repo/NameGlob.ts"
+import { compileNameGlob } from "../repo/NameGlob.ts"
 import type { HookEventSwitch, Webhook } from "../org/Webhook.ts"
 
 export const hookEventTypes = ["create", "delete", "fork", "push", "repository", "release"] as const
@@ -40,9 +40,12 @@ export interface HookEvent {
   readonly indent?: string | undefined
 }
 
-/** Forgejo's `checkBranch`: an empty or `*` filter lets every branch through, otherwise the glob decides. */
+/**
+ * Forgejo's `checkBranch`: an empty or `*` filter lets every branch through, otherwise the glob
+ * decides (one that does not compile, which binding refuses, lets none through).
+ */
 export const branchAllowed = (filter: string, branch: string): boolean =>
-  filter === "" || filter === "*" || nameGlob(filter)(branch)
+  filter === "" || filter === "*" || (compileNameGlob(filter)?.(branch) ?? false)
 
 /** The types that receive Forgejo's own payload, and get pushes without commits too. */
 const integrationTypes: ReadonlyArray<string> = ["forgejo", "gitea", "gogs"]

@@ -10,6 +10,7 @@ import { Digest, Mac } from "effect/crypto"
 import type { Webhook } from "../org/Webhook.ts"
 import { utf8Bytes } from "../Utf8.ts"
 import { marshalMap, queryEscape } from "./GoJson.ts"
+import { isSendableHeaderValue, unsendableHeaderMessage } from "./HeaderValue.ts"
 import type { HookEventType } from "./HookEvent.ts"
 import type { OutgoingRequest } from "./HookTransport.ts"
 import { typedPayload } from "./payloads/TypedPayloads.ts"
@@ -18,6 +19,8 @@ import type { WebhookDelivery } from "./WebhookDelivery.ts"
 export type HookRequest =
   | { readonly _tag: "Request"; readonly request: OutgoingRequest; readonly recorded: OutgoingRequest }
   | { readonly _tag: "Unsupported"; readonly message: string }
+  /** A header value no client can send (a hook stored before values were checked): no retry helps. */
+  | { readonly _tag: "Unsendable"; readonly message: string; readonly recorded: OutgoingRequest }
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")
 
@@ -81,10 +84,19 @@ const redactedAuthorization = (value: string): string =>
 
 const withAuthorization = (hook: Webhook, request: OutgoingRequest): HookRequest => {
   if (hook.authorizationHeader === "") return { _tag: "Request", request, recorded: request }
+  const recorded: OutgoingRequest = {
+    ...request,
+    headers: [...request.headers, ["Authorization", redactedAuthorization(hook.authorizationHeader)]]
+  }
+  // Checked when the hook is saved, and again here: a value stored before that check (or written
+  // by hand) must fail this delivery, not the process that sends it.
+  if (!isSendableHeaderValue(hook.authorizationHeader)) {
+    return { _tag: "Unsendable", message: unsendableHeaderMessage("Authorization"), recorded }
+  }
   return {
     _tag: "Request",
     request: { ...request, headers: [...request.headers, ["Authorization", hook.authorizationHeader]] },
-    recorded: { ...request, headers: [...request.headers, ["Authorization", redactedAuthorization(hook.authorizationHeader)]] }
+    recorded
   }
 }
 

@@ -2,13 +2,13 @@
  * Sending deliveries and looking back at them. The job of a delivery sends it once per run: the
  * attempt is recorded whatever happens, and a run without a 2xx answer fails so the retry schedule
  * brings it back (KILN_WEBHOOK_RETRY_DELAY doubling, at most an hour apart, KILN_WEBHOOK_MAX_ATTEMPTS
- * in all). What cannot succeed by retrying (a type Kiln does not send, a target the allowed-hosts
- * list refuses, an inactive hook) is recorded once as failed. History older than
- * KILN_WEBHOOK_HISTORY_DAYS is pruned by a periodic task.
+ * in all). What cannot succeed by retrying (a type Kiln does not send, a header value no client
+ * can send, a target the allowed-hosts list refuses, an inactive hook) is recorded once as failed.
+ * History older than KILN_WEBHOOK_HISTORY_DAYS is pruned by a periodic task.
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { Digest, Mac } from "effect/crypto"
-import { type Job, JobFailed, type JobHandler, Jobs } from "../coordination/Jobs.ts"
+import { type Job, JobDeferred, JobFailed, type JobHandler, Jobs } from "../coordination/Jobs.ts"
 import * as PeriodicTask from "../coordination/PeriodicTask.ts"
 import * as RetrySchedule from "../coordination/RetrySchedule.ts"
 import { NotFound } from "../errors.ts"
@@ -53,9 +53,19 @@ const recorded = (request: OutgoingRequest): RecordedRequest => ({
 })
 
 const PRUNE_EVERY = 60 * 60 * 1000
-/** How long a delivery waits for the one it follows to be tried first (its process may have died). */
+/**
+ * How long after it was made a delivery waits for the one it follows to be tried first (its
+ * process may have died); it looks again every FOLLOW_POLL, giving its slot back meanwhile.
+ */
 const FOLLOW_WAIT = 10_000
-const FOLLOW_POLL = 20
+const FOLLOW_POLL = 200
+
+/**
+ * Deliveries of one owner (the repository's owner, user or organization) sent at once by a process:
+ * a share of its 16 job slots, so that one owner's many hooks to a target that never answers cannot
+ * hold them all while every other owner's deliveries wait.
+ */
+export const DELIVERIES_PER_OWNER = 4
 
 export const layer: Layer.Layer<
   WebhookDeliveries,
@@ -80,15 +90,17 @@ export const layer: Layer.Layer<
         yield* store.recordAttempt(delivery.id, { startedAt: now, duration: 0, request, response: undefined, error: message }, message)
       })
 
-    /** Keeps a change's events in order for each hook: the delivery it follows goes out first. */
-    const waitForPrevious = (follows: number | undefined) =>
+    /**
+     * Keeps a change's events in order for each hook: the delivery it follows goes out first. While
+     * that one is still untried, this run defers (its slot goes back to the worker).
+     */
+    const waitForPrevious = (delivery: WebhookDelivery) =>
       Effect.gen(function*() {
-        if (follows === undefined) return
-        for (let waited = 0; waited < FOLLOW_WAIT; waited += FOLLOW_POLL) {
-          const previous = yield* store.find(follows)
-          if (Option.isNone(previous) || previous.value.attempts > 0 || previous.value.nextAttemptAt === undefined) return
-          yield* Effect.sleep(FOLLOW_POLL)
-        }
+        if (delivery.follows === undefined) return
+        if ((yield* Clock.currentTimeMillis) - delivery.createdAt >= FOLLOW_WAIT) return
+        const previous = yield* store.find(delivery.follows)
+        if (Option.isNone(previous) || previous.value.attempts > 0 || previous.value.nextAttemptAt === undefined) return
+        return yield* new JobDeferred({ delay: FOLLOW_POLL })
       })
 
     const send = (job: Job) =>
@@ -97,13 +109,14 @@ export const layer: Layer.Layer<
         // Pruned, or its hook was deleted: nothing left to send.
         if (Option.isNone(found)) return
         const delivery = found.value
-        yield* waitForPrevious(delivery.follows)
+        yield* waitForPrevious(delivery)
         const hook = yield* hooks.find(delivery.hookId)
         if (Option.isNone(hook)) return
         const secret = Option.getOrElse(yield* hooks.secretOf(hook.value.id), () => "")
         const built = yield* buildHookRequest(hook.value, delivery, secret).pipe(Effect.provideContext(context))
         const empty: RecordedRequest = { method: "POST", url: hook.value.url, headers: {}, body: delivery.payload }
         if (built._tag === "Unsupported") return yield* refuse(delivery, empty, built.message)
+        if (built._tag === "Unsendable") return yield* refuse(delivery, recorded(built.recorded), built.message)
         if (!hook.value.active) return yield* refuse(delivery, recorded(built.recorded), "webhook is not active")
         const startedAt = yield* Clock.currentTimeMillis
         const result = yield* transport.send(built.request, { timeout: settings.deliverTimeout, allowed })
@@ -140,6 +153,7 @@ export const layer: Layer.Layer<
       retry: RetrySchedule.exponential({ initial: settings.retryDelay, max: MAX_RETRY_DELAY, maxAttempts: settings.maxAttempts }),
       // Room for the request's timeout and the writes around it.
       lease: 2 * settings.deliverTimeout + 5_000,
+      perKeyConcurrency: DELIVERIES_PER_OWNER,
       run: send
     }
 

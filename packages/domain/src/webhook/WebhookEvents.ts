@@ -18,6 +18,12 @@ import { WebhookDeliveryStore } from "./WebhookDeliveryStore.ts"
 /** The job kind that sends one delivery, keyed by the delivery's id. */
 export const DELIVERY_JOB = "webhook_delivery"
 
+/**
+ * Deliveries share the job slots by the owner of the repository the event happened in (a user or
+ * an organization), whichever hooks they go to: one owner's many hooks cannot hold every slot.
+ */
+export const deliveryFairnessKey = (ownerId: number): string => `owner:${ownerId}`
+
 /** Where an event happened. */
 export interface EventSource {
   readonly repositoryId: number
@@ -36,7 +42,7 @@ export class WebhookEvents extends Context.Service<WebhookEvents, {
    */
   readonly emitBuilt: (source: EventSource, build: Effect.Effect<ReadonlyArray<HookEvent>>) => Effect.Effect<number>
   /** A delivery of `event` to `hook` whatever its events, filter and activity (the hook test). */
-  readonly emitTo: (hook: Webhook, event: HookEvent) => Effect.Effect<void>
+  readonly emitTo: (source: EventSource, hook: Webhook, event: HookEvent) => Effect.Effect<void>
 }>()("@kiln/domain/webhook/WebhookEvents") {}
 
 export const layer: Layer.Layer<
@@ -52,11 +58,11 @@ export const layer: Layer.Layer<
     const transactions = yield* Transactions
     const random = yield* SecureRandom.SecureRandom
 
-    const deliver = (hook: Webhook, event: HookEvent, payload: string, follows: number | undefined) =>
+    const deliver = (source: EventSource, hook: Webhook, event: HookEvent, payload: string, follows: number | undefined) =>
       Effect.gen(function*() {
         const guid = yield* random.uuidV4()
         const id = yield* deliveries.insert({ hookId: hook.id, guid, event: event.type, action: event.action, payload, follows })
-        yield* jobs.enqueue(DELIVERY_JOB, String(id), null)
+        yield* jobs.enqueue(DELIVERY_JOB, String(id), null, { fairnessKey: deliveryFairnessKey(source.ownerId) })
         return id
       })
 
@@ -73,7 +79,7 @@ export const layer: Layer.Layer<
               const wanting = active.filter((hook) => wantsEvent(hook, event))
               if (wanting.length === 0) continue
               const payload = marshalIndent(event.payload, event.indent)
-              for (const hook of wanting) latest.set(hook.id, yield* deliver(hook, event, payload, latest.get(hook.id)))
+              for (const hook of wanting) latest.set(hook.id, yield* deliver(source, hook, event, payload, latest.get(hook.id)))
               count += wanting.length
             }
             return count
@@ -83,7 +89,8 @@ export const layer: Layer.Layer<
     return WebhookEvents.of({
       emit: (source, events) => events.length === 0 ? Effect.succeed(0) : emitBuilt(source, Effect.succeed(events)),
       emitBuilt,
-      emitTo: (hook, event) => transactions.run(Effect.asVoid(deliver(hook, event, marshalIndent(event.payload, event.indent), undefined)))
+      emitTo: (source, hook, event) =>
+        transactions.run(Effect.asVoid(deliver(source, hook, event, marshalIndent(event.payload, event.indent), undefined)))
     })
   })
 )

@@ -4,7 +4,7 @@
  * [routers/api/v1/org/hook.go, routers/api/v1/repo/hook.go, routers/api/v1/utils/hook.go]
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { type Invalid, NotFound } from "../errors.ts"
+import { Invalid, NotFound } from "../errors.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import {
   applyHookEdit,
@@ -21,7 +21,10 @@ export class Webhooks extends Context.Service<Webhooks, {
   readonly list: (scope: HookScope, page: PageRequest) => Effect.Effect<Page<Webhook>>
   /** `GET …/hooks/{id}`: NotFound `webhook does not exist [id: N]` also for another scope's hook (Forgejo: generic 404). */
   readonly get: (scope: HookScope, id: number) => Effect.Effect<Webhook, NotFound>
-  /** `POST …/hooks`: the checks and texts of `parseHookDraft` (422; the Slack channel name 400). */
+  /**
+   * `POST …/hooks`: the checks and texts of `parseHookDraft` (422; the Slack channel name 400), then
+   * Kiln's bound on hooks per repository or organization (422).
+   */
   readonly create: (scope: HookScope, body: CreateHookBody) => Effect.Effect<Webhook, Invalid>
   /** `PATCH …/hooks/{id}`: NotFound first, then the checks of `applyHookEdit` (422). */
   readonly edit: (scope: HookScope, id: number, body: EditHookBody) => Effect.Effect<Webhook, NotFound | Invalid>
@@ -30,6 +33,14 @@ export class Webhooks extends Context.Service<Webhooks, {
 }>()("@kiln/domain/webhook/Webhooks") {}
 
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
+
+/**
+ * Hooks a repository or an organization may have (GitHub's limit; Forgejo has none): every event
+ * makes a delivery per hook, and every delivery is work for the site.
+ */
+export const MAX_HOOKS_PER_SCOPE = 20
+
+export const tooManyHooksMessage = `Maximum number of webhooks reached (${MAX_HOOKS_PER_SCOPE})`
 
 const notFound = (id: number) => new NotFound({ message: webhookNotFoundMessage(id) })
 
@@ -48,6 +59,9 @@ export const layer: Layer.Layer<Webhooks, never, WebhookStore> = Layer.effect(
       create: (scope, body) =>
         Effect.gen(function*() {
           const draft = yield* parseHookDraft(body)
+          // Counted before the insert, outside a lock: concurrent creates may pass the limit by a few.
+          const existing = yield* store.listIn(scope, { page: 1, limit: 1 })
+          if (existing.total >= MAX_HOOKS_PER_SCOPE) return yield* new Invalid({ message: tooManyHooksMessage })
           const now = yield* nowSeconds
           return yield* store.insert({
             ...draft,

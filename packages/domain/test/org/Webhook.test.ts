@@ -48,6 +48,23 @@ describe("hook creation", () => {
     assert.strictEqual(refusal({ type: "slack", config: { ...config, channel: "Not Valid" } }), "Invalid slack channel name")
   })
 
+  it("refuses an authorization header no client can send, on create and on edit (finding 22)", () => {
+    for (const value of ["Bearer a\r\nX-Injected: 1", "Bearer \n", "Bearer \u0000", "x\u007f", "\u001b[31m"]) {
+      assert.strictEqual(refusal({ type: "gitea", config, authorizationHeader: value }), "Invalid authorization header", JSON.stringify(value))
+      assert.strictEqual(Effect.runSync(Effect.flip(applyHookEdit(hook, { authorizationHeader: value }, 3))).message, "Invalid authorization header")
+    }
+    // What Go's client sends: visible text, spaces and tabs, and text beyond ASCII (as UTF-8).
+    for (const value of ["Bearer t", "Basic \tdXNlcjpwdw==", "Bearer \u0100", "Bearer ✓"]) {
+      assert.strictEqual(Effect.runSync(parseHookDraft({ type: "gitea", config, authorizationHeader: value })).authorizationHeader, value)
+    }
+  })
+
+  it("bounds the branch filter's length", () => {
+    const longest = "a".repeat(256)
+    assert.strictEqual(Effect.runSync(parseHookDraft({ type: "gitea", config, branchFilter: longest })).branchFilter, longest)
+    assert.strictEqual(refusal({ type: "gitea", config, branchFilter: `${longest}*` }), "[BranchFilter]: pattern is longer than 256 characters")
+  })
+
   it("defaults: events push, inactive, secret from the config, authorization header kept", () => {
     const draft = Effect.runSync(parseHookDraft({
       type: "forgejo",

@@ -35,9 +35,10 @@ export const layer = (options: Options): Layer.Layer<Jobs | JobWakeUp, never, Sq
         Effect.gen(function*() {
           const runAt = enqueueOptions?.runAt
           const rows = yield* sql<{ id: unknown }>`
-            INSERT INTO jobs (kind, key, payload, run_at)
+            INSERT INTO jobs (kind, key, payload, run_at, fairness_key)
             VALUES (${kind}, ${key}, ${JSON.stringify(payload ?? null)}::jsonb,
-              ${runAt === undefined ? sql`now()` : sql`to_timestamp(${runAt}::float8 / 1000)`})
+              ${runAt === undefined ? sql`now()` : sql`to_timestamp(${runAt}::float8 / 1000)`},
+              ${enqueueOptions?.fairnessKey ?? null})
             ON CONFLICT (kind, key) DO NOTHING
             RETURNING id`
           if (rows.length === 0) return false
@@ -47,8 +48,8 @@ export const layer = (options: Options): Layer.Layer<Jobs | JobWakeUp, never, Sq
       rerun: (kind, key) =>
         Effect.gen(function*() {
           const rows = yield* sql<{ id: unknown }>`
-            UPDATE jobs SET run_at = now(), attempts = 0, done_at = NULL, failed = false, last_error = NULL,
-              locked_by = NULL, locked_until = NULL
+            UPDATE jobs SET run_at = now(), attempts = 0, abandoned_runs = 0, done_at = NULL, failed = false,
+              last_error = NULL, locked_by = NULL, locked_until = NULL
             WHERE kind = ${kind} AND key = ${key}
             RETURNING id`
           if (rows.length === 0) return false

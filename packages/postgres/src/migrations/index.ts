@@ -14,6 +14,7 @@ import webhookDeliveries from "./0011_webhook_deliveries.ts"
 import branchSyncPending from "./0012_branch_sync_pending.ts"
 import conditionalRequests from "./0013_conditional_requests.ts"
 import signinFailures from "./0014_signin_failures.ts"
+import jobFairness from "./0015_job_fairness.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -29,7 +30,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0011_webhook_deliveries": webhookDeliveries,
   "0012_branch_sync_pending": branchSyncPending,
   "0013_conditional_requests": conditionalRequests,
-  "0014_signin_failures": signinFailures
+  "0014_signin_failures": signinFailures,
+  "0015_job_fairness": jobFairness
 })
 
 export const layer = Migrations.layer(loader)

@@ -1,14 +1,15 @@
 /**
  * Jobs and JobWorker on a real database (PGlite, or a Postgres server with KILN_TEST_DATABASE_URL,
  * where wake-ups go through NOTIFY): the outbox semantics of enqueue, once per key, retries by the
- * kind's schedule, a dead worker's lease, two workers sharing a burst, periodic tasks and re-runs.
+ * kind's schedule, a dead worker's lease, two workers sharing a burst, periodic tasks and re-runs,
+ * a job that keeps killing its worker parked, fair shares per key, and runs that defer.
  * Workers poll only every minute here, so a job that runs at all was woken.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Ref } from "effect"
+import { Deferred, Effect, Layer, Ref, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { type Job, JobFailed, type JobHandler, Jobs } from "@kiln/domain/coordination/Jobs"
+import { type Job, JobDeferred, JobFailed, type JobHandler, Jobs } from "@kiln/domain/coordination/Jobs"
 import * as PeriodicTask from "@kiln/domain/coordination/PeriodicTask"
 import * as RetrySchedule from "@kiln/domain/coordination/RetrySchedule"
 import * as JobsSql from "../../src/coordination/JobsSql.ts"
@@ -58,8 +59,9 @@ const recording = (kind: string, seen: Ref.Ref<ReadonlyArray<Job>>, outcome: (jo
 const jobRow = (kind: string, key: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ attempts: unknown; done: boolean; failed: boolean; last_error: string | null }>`
-      SELECT attempts, done_at IS NOT NULL AS done, failed, last_error FROM jobs WHERE kind = ${kind} AND key = ${key}`
+    const [row] = yield* sql<{ attempts: unknown; done: boolean; failed: boolean; last_error: string | null; leased: boolean }>`
+      SELECT attempts, done_at IS NOT NULL AS done, failed, last_error, locked_until IS NOT NULL AS leased
+      FROM jobs WHERE kind = ${kind} AND key = ${key}`
     return row
   })
 
@@ -188,5 +190,103 @@ layer(JobsLive, { timeout: "120 seconds" })("Jobs on PostgreSQL", (it) => {
         yield* eventually(Effect.map(Ref.get(seen), (all) => all.length === 2 ? all : undefined))
       }))
       assert.deepStrictEqual((yield* Ref.get(seen)).map((job) => [job.payload, job.attempts]), [["p", 1], ["p", 1]])
+    })))
+
+  it.effect("a job whose runs keep ending with their worker is parked after a few, and never claimed again", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const jobs = yield* Jobs
+      const claims = yield* Ref.make(0)
+      const claimed = yield* Deferred.make<void>()
+      // The run never ends and the worker's only slot stays taken: its process as good as died,
+      // having written nothing. The next worker takes the job over once the lease has passed.
+      const dying: JobHandler = {
+        kind: "poison",
+        retry: RetrySchedule.exponential({ initial: 10, max: 10, maxAttempts: 100 }),
+        lease: 200,
+        run: () => Effect.andThen(Ref.update(claims, (n) => n + 1), Effect.andThen(Deferred.succeed(claimed, undefined), Effect.uninterruptible(Effect.never)))
+      }
+      yield* jobs.enqueue("poison", "p", null)
+      for (let worker = 1; worker <= 6; worker++) {
+        // Scopes left open on purpose: a dead process releases nothing.
+        const scope = yield* Scope.make()
+        // Without a listener: a dead process holds no connection either.
+        yield* Layer.build(JobWorker.layer([dying], { concurrency: 1, pollInterval: 50, listen: false })).pipe(Scope.provide(scope))
+        yield* eventually(Effect.map(jobRow("poison", "p"), (row) => row?.done === true || Number(row?.attempts) >= worker ? true : undefined))
+        if ((yield* jobRow("poison", "p"))?.done === true) break
+        yield* Effect.sleep("250 millis")
+      }
+      const row = yield* jobRow("poison", "p")
+      assert.deepStrictEqual([row?.done, row?.failed, row?.leased, row?.last_error], [true, true, false, JobWorker.parkedMessage])
+      assert.strictEqual(yield* Ref.get(claims), JobWorker.MAX_ABANDONED_RUNS)
+      // Neither a fresh worker nor time brings it back.
+      yield* withWorkers([dying], Effect.sleep("500 millis"))
+      assert.strictEqual(yield* Ref.get(claims), JobWorker.MAX_ABANDONED_RUNS)
+      assert.isTrue(yield* Deferred.isDone(claimed))
+    })))
+
+  it.effect("one key's jobs take at most its share of the slots: another key's job runs while they hang", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const jobs = yield* Jobs
+      const release = yield* Deferred.make<void>()
+      const running = yield* Ref.make(0)
+      const most = yield* Ref.make(0)
+      const otherRan = yield* Deferred.make<number>()
+      const shared: JobHandler = {
+        kind: "shared",
+        retry: RetrySchedule.never,
+        lease: 60_000,
+        perKeyConcurrency: 2,
+        run: (job) =>
+          job.key === "other"
+            ? Effect.andThen(Ref.get(running), (n) => Deferred.succeed(otherRan, n))
+            : Effect.gen(function*() {
+              const now = yield* Ref.updateAndGet(running, (n) => n + 1)
+              yield* Ref.update(most, (m) => Math.max(m, now))
+              yield* Deferred.await(release)
+              yield* Ref.update(running, (n) => n - 1)
+            })
+      }
+      for (let i = 0; i < 12; i++) yield* jobs.enqueue("shared", `busy-${i}`, null, { fairnessKey: "owner:busy" })
+      yield* jobs.enqueue("shared", "other", null, { fairnessKey: "owner:other" })
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* Layer.build(JobWorker.layer([shared], { ...workerOptions, concurrency: 4 }))
+        // The other owner's job runs while two of the busy owner's hang (without the share, all
+        // four slots would hang and it would wait for them).
+        const hangingMeanwhile = yield* Deferred.await(otherRan).pipe(
+          Effect.timeoutOrElse({ duration: "20 seconds", orElse: () => Effect.die("the other owner's job waited for the busy owner's") })
+        )
+        assert.strictEqual(hangingMeanwhile, 2)
+        yield* Deferred.succeed(release, undefined)
+        yield* eventually(Effect.map(
+          SqlClient.SqlClient.pipe(Effect.flatMap((sql) => sql<{ n: unknown }>`SELECT count(*) AS n FROM jobs WHERE kind = 'shared' AND done_at IS NULL`)),
+          ([row]) => Number(row?.n) === 0 ? true : undefined
+        ))
+      }))
+      assert.strictEqual(yield* Ref.get(most), 2)
+    })))
+
+  it.effect("a run that defers gives its slot back and is not counted as an attempt", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const jobs = yield* Jobs
+      const seen = yield* Ref.make<ReadonlyArray<string>>([])
+      const patient: JobHandler = {
+        kind: "patient",
+        retry: RetrySchedule.never,
+        lease: 60_000,
+        run: (job) =>
+          Effect.gen(function*() {
+            const before = yield* Ref.getAndUpdate(seen, (all) => [...all, `${job.key}:${job.attempts}`])
+            // `waits` defers until `first` has run; with one slot, `first` can run only if the slot came back.
+            if (job.key === "waits" && !before.some((entry) => entry.startsWith("first"))) return yield* new JobDeferred({ delay: 30 })
+          })
+      }
+      yield* jobs.enqueue("patient", "waits", null)
+      yield* jobs.enqueue("patient", "first", null, { runAt: Date.now() + 100 })
+      yield* withWorkers([patient], eventually(Effect.map(jobRow("patient", "waits"), (row) => row?.done ? row : undefined)))
+      const waits = yield* jobRow("patient", "waits")
+      assert.deepStrictEqual([Number(waits?.attempts), waits?.failed], [1, false])
+      const order = yield* Ref.get(seen)
+      assert.strictEqual(order.at(-1), "waits:1")
+      assert.isTrue(order.includes("first:1"))
     })))
 })

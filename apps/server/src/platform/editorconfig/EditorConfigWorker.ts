@@ -25,4 +25,9 @@ if (port !== null) {
     }
     port.postMessage(reply)
   })
+  // One match first: the library's lazy start (its WebAssembly parser) belongs to the thread's
+  // start, not to the first job's time limit.
+  matcher({ root: ROOT }, Buffer.from("[*]\nindent_style = tab\n"))(`${ROOT}/warm-up`)
+  const ready: MatchReply = { _tag: "Ready" }
+  port.postMessage(ready)
 }

@@ -6,5 +6,7 @@ export interface MatchJob {
 }
 
 export type MatchReply =
+  /** The thread has loaded the library: the time limit of a job runs from when it is sent after this. */
+  | { readonly _tag: "Ready" }
   | { readonly _tag: "Matched"; readonly id: number; readonly properties: Readonly<Record<string, unknown>> }
   | { readonly _tag: "Failed"; readonly id: number; readonly message: string }
