@@ -39,7 +39,7 @@ import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigM
 import { accessLog } from "./AccessLog.ts"
 import { conditionalResponses } from "./conditional/ConditionalResponses.ts"
 import { headAsGet } from "./conditional/HeadRequests.ts"
-import { corsResponses } from "./cors/CorsResponses.ts"
+import { corsResponses, listedOrigin } from "./cors/CorsResponses.ts"
 import { rateLimitHeaders } from "./ratelimit/RateLimitHeaders.ts"
 import * as RateLimiter from "./ratelimit/RateLimiter.ts"
 import { crossSiteRequestGuard } from "./CrossSiteRequestGuard.ts"
@@ -97,7 +97,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const limits = requestLimits({ maxBodySize: config.maxBodySize, errorUrl, exempt: git.isGitPath })
   const errorResponses = forgejoErrorResponses(errorUrl, (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url))
   const guard = textInputGuard(errorUrl, git.isGitPath)
-  const crossSite = crossSiteRequestGuard(config.rootUrl, errorUrl)
+  const crossSite = crossSiteRequestGuard(config.rootUrl, errorUrl, config.cors.enabled ? listedOrigin(config.cors) : undefined)
   const conditional = conditionalResponses(yield* DataChanges, {
     // The health check answers what the database and the disk say now, not what a write changed.
     exempt: (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url),
