@@ -108,7 +108,20 @@ layer(TestServer.layer({ maxBodySize: LIMIT }), { timeout: "180 seconds" })("req
         const downloaded = yield* sendBytes("GET", `/attachments/${at(uploaded.body, "uuid")}`, undefined, auth)
         assert.deepStrictEqual(Buffer.from(downloaded.bytes), Buffer.from(bytes))
       }
-    }))
+      // A streamed form's name is checked before the file is received.
+      // (A NUL in a part's header is the multipart parser's to refuse: 400, the body cannot be read.)
+      for (const [part, name, status, message] of [
+        ["name=\"name\"", "a\u0000b", 422, "[Name]: Invalid"],
+        ["name=\"attachment\"; filename=\"a\u0000b\"", "file", 400, "the request body could not be read"]
+      ] as const) {
+        const body = `--b\r\nContent-Disposition: form-data; ${part}\r\n\r\n${name}\r\n` +
+          "--b\r\nContent-Disposition: form-data; name=\"attachment\"; filename=\"f.bin\"\r\n\r\ndata\r\n--b--\r\n"
+        const refused = yield* sendBytes("POST", assets, new TextEncoder().encode(body), { ...auth, "content-type": "multipart/form-data; boundary=b" })
+        assert.deepStrictEqual([refused.status, refused.body], [status, { message, url: errorUrl }], part)
+      }
+      const listed = yield* request("GET", assets, { auth: owner.auth })
+      assert.strictEqual((listed.body as ReadonlyArray<unknown>).length, 3)
+    }), 240_000)
 
   it.effect("never repeat the body in an error message", () =>
     Effect.gen(function*() {

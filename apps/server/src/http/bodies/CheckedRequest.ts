@@ -9,7 +9,8 @@
  *   parsed: nesting deeper than MAX_JSON_DEPTH, or a string PostgreSQL cannot store, is refused
  *   (422). The route's decoder is then the only one to parse it.
  * - A urlencoded form is split in linear time into at most MAX_FORM_FIELDS fields (413 beyond) and
- *   a multipart form is held to as many parts; their names and values are checked too.
+ *   a multipart form is held to as many parts; the names and values of a buffered form are checked
+ *   too (a streamed one's by the route that reads it).
  * - A raw stream (an upload) passes as the client sent it, whatever its type.
  *
  * A refusal names a field only when it is one of the route's own (as Forgejo's binding does), so no
@@ -154,15 +155,12 @@ export class CheckedRequest extends Inspectable.Class implements HttpServerReque
     return this.request.stream
   }
 
-  /** A streamed form (uploads): its parts counted, the names and values it carries checked. */
+  /**
+   * A streamed form (uploads): its parts counted. The route checks the fields it keeps as it goes:
+   * a refusal here could come after the file was stored.
+   */
   get multipartStream(): Stream.Stream<Multipart.Part, Multipart.MultipartError> {
-    return this.request.multipartStream.pipe(
-      Stream.mapEffect((part) => {
-        const texts = part._tag === "Field" ? [part.key, part.value] : [part.key, part.name]
-        return texts.every(isStorableText) ? Effect.succeed(part) : Effect.die(invalidField(this.fieldName(part.key)))
-      }),
-      Stream.provideService(Multipart.MaxParts, MAX_FORM_FIELDS)
-    )
+    return Stream.provideService(this.request.multipartStream, Multipart.MaxParts, MAX_FORM_FIELDS)
   }
 
   get source(): object {
