@@ -59,6 +59,13 @@ layer(TestServer.layer({ maxBodySize: LIMIT }), { timeout: "180 seconds" })("req
       assert.deepStrictEqual([formByAdmin.status, formByAdmin.body], [422, { message: "[Username]: Invalid", url: errorUrl }])
       const deepByUser = yield* request("POST", "/api/v1/user/repos", { auth: user.auth, body: `{"name":${"[".repeat(40)}${"]".repeat(40)}}` })
       assert.deepStrictEqual([deepByUser.status, deepByUser.body], [422, { message: "[]: Invalid", url: errorUrl }])
+      // A raw handler parses any body as JSON: the scan does not go by the type.
+      const deepPlain = yield* request("POST", "/api/v1/admin/quota/groups", {
+        auth: admin,
+        body: `{"name":${"[".repeat(25_000)}${"]".repeat(25_000)}}`,
+        contentType: "text/plain"
+      })
+      assert.deepStrictEqual([deepPlain.status, deepPlain.body], [422, { message: "[]: Invalid", url: errorUrl }])
       const multipart = yield* sendBytes(
         "POST",
         "/api/v1/user/repos",

@@ -5,9 +5,10 @@
  *
  * - Every read is limited to the route's size: a declared length beyond it is refused unread, a
  *   body that grows beyond it is cut off; both answer 413.
- * - A JSON body (and a body that has no type, which HttpApi reads as JSON) is scanned before it is
- *   parsed: nesting deeper than MAX_JSON_DEPTH, or a string PostgreSQL cannot store, is refused
- *   (422). The route's decoder is then the only one to parse it.
+ * - Text is JSON on every route but raw markdown: HttpApi decodes JSON (and a body without a type)
+ *   from it, a raw handler parses it whatever its type. It is scanned before it is parsed: nesting
+ *   deeper than MAX_JSON_DEPTH, or a string PostgreSQL cannot store, is refused (422). The route's
+ *   decoder is then the only one to parse it.
  * - A urlencoded form is split in linear time into at most MAX_FORM_FIELDS fields (413 beyond) and
  *   a multipart form is held to as many parts; the names and values of a buffered form are checked
  *   too (a streamed one's by the route that reads it).
@@ -36,16 +37,6 @@ export interface BodyRules {
   /** The route's top-level field names, lower-cased (Go matches JSON keys without case). */
   readonly fields: ReadonlySet<string>
 }
-
-const mediaType = (headers: Headers.Headers): string | undefined => {
-  const contentType = headers["content-type"]
-  if (contentType === undefined) return undefined
-  const semicolon = contentType.indexOf(";")
-  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase()
-}
-
-/** HttpApi reads a body without a type as JSON. */
-const isJsonType = (type: string | undefined) => type === undefined || type === "application/json" || type.endsWith("+json")
 
 const isBodyTooLarge = (error: HttpServerError.HttpServerError): boolean =>
   error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
@@ -95,7 +86,8 @@ export class CheckedRequest extends Inspectable.Class implements HttpServerReque
   get text(): Effect.Effect<string, HttpServerError.HttpServerError> {
     this.cachedText ??= Effect.map(this.arrayBuffer, (bytes) => utf8.decode(bytes)).pipe(
       Effect.flatMap((text) => {
-        if (!this.rules.textIsJson || !isJsonType(mediaType(this.headers))) return Effect.succeed(text)
+        // Whatever its type: a route that reads text as JSON (a raw handler) parses any body.
+        if (!this.rules.textIsJson) return Effect.succeed(text)
         const problem = jsonTextProblem(text)
         if (problem === undefined) return Effect.succeed(text)
         return Effect.die(invalidField(problem._tag === "TooDeep" ? "" : this.fieldName(problem.topLevelKey)))
