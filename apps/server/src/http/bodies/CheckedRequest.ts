@@ -17,8 +17,7 @@
  * A refusal names a field only when it is one of the route's own (as Forgejo's binding does), so no
  * answer repeats what the client sent.
  */
-import { ByteSize, Effect, Inspectable } from "effect"
-import { Stream } from "effect"
+import { ByteSize, Effect, Inspectable, Stream } from "effect"
 import type { FileSystem, Option, Path, Schema, Scope } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, Multipart, UrlParams } from "effect/http"
 import type { Headers, HttpServerError } from "effect/http"

@@ -10,10 +10,9 @@
  * - `upload`: a file streamed to storage whatever its type, up to KILN_ATTACHMENT_MAX_SIZE and
  *   a multipart form's framing.
  */
-import { Context, Effect, Layer, SchemaAST } from "effect"
+import { ByteSize, Context, Effect, Layer, SchemaAST } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { type HttpApiEndpoint, HttpApiMiddleware } from "effect/http-api"
-import { ByteSize } from "effect"
 import { KilnConfig } from "../../config/KilnConfig.ts"
 import { type BodyRules, CheckedRequest } from "./CheckedRequest.ts"
 
