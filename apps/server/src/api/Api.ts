@@ -2,6 +2,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { Authentication } from "../http/Authentication.ts"
 import { BindingErrors } from "../http/BindingErrors.ts"
+import { RequestBodies } from "../http/bodies/RequestBodies.ts"
 import { AdminUnadoptedApi } from "./AdminUnadoptedApi.ts"
 import { AdminUsersApi } from "./AdminUsersApi.ts"
 import { ArchiveApi } from "./ArchiveApi.ts"
@@ -36,6 +37,8 @@ export class Api extends HttpApi.make("kiln")
   .add(ArchiveApi, EditorConfigApi, ForkApi, MigrateApi)
   .add(ReleasesApi, PackagesApi)
   .middleware(BindingErrors)
+  // Reads nothing itself: the route reads its body, under its own rules, when it decodes it.
+  .middleware(RequestBodies)
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ title: "Kiln API", version: "1.1.1" }))
 {}

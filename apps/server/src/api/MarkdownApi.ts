@@ -2,6 +2,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ApiPayloadTooLarge, ApiServiceUnavailable, ApiUnauthorized, ApiValidationFailed } from "../http/ApiErrors.ts"
+import { RequestBody } from "../http/bodies/RequestBodies.ts"
 import { API_PREFIX } from "./Paths.ts"
 
 /** Forgejo's MarkdownOption; its keys are matched case-insensitively (the handler reads the body). */
@@ -18,10 +19,10 @@ const errors = [ApiUnauthorized, ApiPayloadTooLarge, ApiValidationFailed, ApiSer
 
 export class MarkdownApi extends HttpApiGroup.make("miscellaneous-markdown").add(
   HttpApiEndpoint.post("renderMarkdown", "/markdown", { payload: MarkdownOption, success: MarkdownRender, error: [...errors] })
-    .annotate(OpenApi.Summary, "Render a markdown document as HTML"),
+    .annotate(RequestBody, "markdown").annotate(OpenApi.Summary, "Render a markdown document as HTML"),
   HttpApiEndpoint.post("renderMarkdownRaw", "/markdown/raw", {
     payload: Schema.String.pipe(HttpApiSchema.asText()),
     success: MarkdownRender,
     error: [...errors]
-  }).annotate(OpenApi.Summary, "Render raw markdown as HTML")
+  }).annotate(RequestBody, "markdownText").annotate(OpenApi.Summary, "Render raw markdown as HTML")
 ).prefix(API_PREFIX) {}

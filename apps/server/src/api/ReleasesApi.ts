@@ -17,6 +17,7 @@ import {
   ApiUnauthorized,
   ApiValidationFailed
 } from "../http/ApiErrors.ts"
+import { RequestBody } from "../http/bodies/RequestBodies.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { AttachmentJson, EditAttachmentOptions } from "../wire/Attachment.ts"
 import { optionPayload } from "../wire/OptionSchema.ts"
@@ -109,7 +110,7 @@ export class ReleasesApi extends HttpApiGroup.make("release").add(
     payload: [UploadForm, HttpApiSchema.StreamUint8Array()],
     success: AttachmentJson.pipe(HttpApiSchema.status(201)),
     error: [...Errors, ApiBadRequest, ApiPayloadTooLarge, ApiQuotaExceeded]
-  }).annotate(OpenApi.Summary, "Create a release attachment"),
+  }).annotate(RequestBody, "upload").annotate(OpenApi.Summary, "Create a release attachment"),
   HttpApiEndpoint.get("repoGetReleaseAttachment", "/repos/:owner/:repo/releases/:id/assets/:attachment_id", {
     params: asset,
     success: AttachmentJson,

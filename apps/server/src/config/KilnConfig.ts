@@ -20,7 +20,7 @@ export interface KilnSettings {
     readonly password: Redacted.Redacted<string>
     readonly email: string
   }>
-  /** Largest request body the API reads, in bytes (413 beyond). */
+  /** Largest option body (JSON, form) an API route reads, in bytes (413 beyond); uploads have their own limit. */
   readonly maxBodySize: number
   /** A connection on which the client lets nothing move for this long is closed (0: never). */
   readonly httpIdleTimeoutSeconds: number
@@ -171,7 +171,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const adminUsername = yield* readEach(problems, "KILN_ADMIN_USERNAME", Config.option(Config.String("KILN_ADMIN_USERNAME")))
   const adminPassword = yield* readEach(problems, "KILN_ADMIN_PASSWORD", Config.option(Config.Redacted("KILN_ADMIN_PASSWORD")))
   const adminEmail = yield* readEach(problems, "KILN_ADMIN_EMAIL", Config.option(Config.String("KILN_ADMIN_EMAIL")))
-  const maxBodySize = yield* readEach(problems, "KILN_HTTP_MAX_BODY_SIZE", byteCount("KILN_HTTP_MAX_BODY_SIZE", 32 * MiB))
+  const maxBodySize = yield* readEach(problems, "KILN_HTTP_MAX_BODY_SIZE", byteCount("KILN_HTTP_MAX_BODY_SIZE", 4 * MiB))
   const httpIdleTimeoutSeconds = yield* readEach(problems, "KILN_HTTP_IDLE_TIMEOUT", count("KILN_HTTP_IDLE_TIMEOUT", 60))
   const gitIdleTimeoutSeconds = yield* readEach(problems, "KILN_GIT_IDLE_TIMEOUT", count("KILN_GIT_IDLE_TIMEOUT", 120))
   const signInMaxFailuresPerAccount = yield* readEach(problems, "KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT", count("KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT", 10))

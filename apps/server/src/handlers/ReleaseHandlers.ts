@@ -15,6 +15,7 @@ import { requireSignedIn } from "../http/Caller.ts"
 import { withLastModified } from "../http/conditional/LastModified.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { requireWithinQuota } from "../http/QuotaGate.ts"
+import { isStorableText } from "../http/TextInputGuard.ts"
 import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
 import { attachmentUrl, toAttachmentJson } from "../wire/Attachment.ts"
 import { ReleaseJson, toAssetsJson, toReleaseJson } from "../wire/Release.ts"
@@ -114,6 +115,9 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
       const store = (name: string, content: Stream.Stream<Uint8Array, unknown>) =>
         name === ""
           ? Effect.fail(errors.badRequest(MISSING_NAME_MESSAGE))
+          // A form's name or file name, checked before the file is received: PostgreSQL's text cannot hold it.
+          : !isStorableText(name)
+          ? Effect.fail(errors.validation("[Name]: Invalid"))
           : releases.upload(doer, target, releaseId, name, content, config.attachmentMaxSize).pipe(Effect.mapError((error) =>
             typeof error === "object" && error !== null && "_tag" in error && isReleaseError(error)
               ? failure(400)(error)
@@ -140,6 +144,7 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
       const externalUrl = queryUrl !== "" ? queryUrl : fields.get("external_url") ?? ""
       if (externalUrl === "") return yield* errors.badRequest(MISSING_ATTACHMENT_MESSAGE)
       const name = queryName !== "" ? queryName : fields.get("name") ?? externalName(externalUrl)
+      if (!isStorableText(name) || !isStorableText(externalUrl)) return yield* errors.validation("[Name]: Invalid")
       return yield* releases.addExternal(doer, target, releaseId, name, externalUrl).pipe(Effect.mapError(failure(400)))
     })
 

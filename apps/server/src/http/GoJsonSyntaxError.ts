@@ -3,9 +3,17 @@
  * answers as `[]: <error>` (422). Written from the behaviour of Go's encoding/json scanner:
  * - the first byte no JSON text can continue with: `invalid character 'x' <where>`;
  * - input that ends inside a value: `unexpected EOF`;
- * - Decode reads one value and stops, so anything after a complete value is not looked at.
- * The scanner reads bytes, so the text is scanned as UTF-8 bytes, as Go sees it.
+ * - Decode reads one value and stops, so anything after a complete value is not looked at;
+ * - nesting past Go's limit of 10000: `invalid character '[' exceeded max depth`.
+ * The scanner reads bytes, so the text is scanned as UTF-8 bytes, as Go sees it: one step per byte,
+ * and a stack no deeper than Go's limit, so any body costs time linear in its size.
  */
+
+/** Go's `maxNestingDepth`. */
+const MAX_NESTING_DEPTH = 10_000
+
+/** The bytes that may follow a backslash in a string (besides `u`). */
+const SIMPLE_ESCAPES = new Set([0x62, 0x66, 0x6e, 0x72, 0x74, 0x5c, 0x2f, 0x22])
 
 /** Go's `quoteChar`: the byte as a quoted Go rune literal. */
 const quoteByte = (c: number): string => {
@@ -42,6 +50,11 @@ export const goJsonSyntaxError = (text: string): string | undefined => {
   type State = (c: number) => State | "end"
   let sawValue = false
 
+  const push = (c: number, container: Container) => {
+    stack.push(container)
+    if (stack.length > MAX_NESTING_DEPTH) throw invalid(c, "exceeded max depth")
+  }
+
   const literal = (rest: string, name: string, index = 0): State => (c) => {
     const expected = rest.charCodeAt(index)
     if (c !== expected) throw invalid(c, `in literal ${name} (expecting ${quoteByte(expected)})`)
@@ -53,10 +66,10 @@ export const goJsonSyntaxError = (text: string): string | undefined => {
     sawValue = true
     switch (c) {
       case 0x7b:
-        stack.push("objectKey")
+        push(c, "objectKey")
         return beginStringOrEmpty
       case 0x5b:
-        stack.push("array")
+        push(c, "array")
         return beginValueOrEmpty
       case 0x22:
         return inString
@@ -125,7 +138,7 @@ export const goJsonSyntaxError = (text: string): string | undefined => {
     return inString
   }
   const inStringEscape: State = (c) => {
-    if ([0x62, 0x66, 0x6e, 0x72, 0x74, 0x5c, 0x2f, 0x22].includes(c)) return inString
+    if (SIMPLE_ESCAPES.has(c)) return inString
     if (c === 0x75) return unicodeEscape(0)
     throw invalid(c, "in string escape code")
   }

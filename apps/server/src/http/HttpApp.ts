@@ -31,7 +31,6 @@ import { RepoOrgHandlers } from "../handlers/RepoOrgHandlers.ts"
 import { RepoUserHandlers } from "../handlers/RepoUserHandlers.ts"
 import * as AttachmentDownloadRoutes from "../handlers/AttachmentDownloadRoutes.ts"
 import * as GenericPackageRoutes from "../handlers/GenericPackageRoutes.ts"
-import { isUploadRequest, uploadBodyLimit } from "../handlers/UploadRequests.ts"
 import * as HealthRoute from "../health/HealthRoute.ts"
 import * as MetricsRoute from "../metrics/MetricsRoute.ts"
 import * as RequestMetrics from "../metrics/RequestMetrics.ts"
@@ -40,7 +39,7 @@ import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigM
 import { accessLog } from "./AccessLog.ts"
 import { conditionalResponses } from "./conditional/ConditionalResponses.ts"
 import { headAsGet } from "./conditional/HeadRequests.ts"
-import { corsResponses } from "./cors/CorsResponses.ts"
+import { corsResponses, listedOrigin } from "./cors/CorsResponses.ts"
 import { rateLimitHeaders } from "./ratelimit/RateLimitHeaders.ts"
 import * as RateLimiter from "./ratelimit/RateLimiter.ts"
 import { crossSiteRequestGuard } from "./CrossSiteRequestGuard.ts"
@@ -50,6 +49,7 @@ import * as Authentication from "./Authentication.ts"
 import * as BindingErrors from "./BindingErrors.ts"
 import * as GitRoutes from "./GitRoutes.ts"
 import * as NotFoundRoute from "./NotFoundRoute.ts"
+import * as RequestBodies from "./bodies/RequestBodies.ts"
 import * as OrgAssignment from "./OrgAssignment.ts"
 import { requestLimits } from "./RequestLimits.ts"
 import * as SignedInGate from "./SignedInGate.ts"
@@ -73,7 +73,7 @@ const ContentGroups = Layer.mergeAll(ArchiveHandlers, EditorConfigHandlers, Fork
   .pipe(Layer.provide(EditorConfigMatcherLive.layer))
 const AssetGroups = Layer.mergeAll(ReleaseHandlers, PackageHandlers)
 
-const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer)
+const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer, RequestBodies.layer)
   .pipe(Layer.merge(Layer.mergeAll(OrgAssignment.layer, TeamAssignment.layer, SignedInGate.layer)))
 
 export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(GitGroups), Layer.provide(ContentGroups), Layer.provide(AssetGroups), Layer.provide(Middlewares))
@@ -94,15 +94,10 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     decorate: declareKilnHeaders
   })
   const git = yield* GitRoutes.make
-  const limits = requestLimits({
-    maxBodySize: config.maxBodySize,
-    errorUrl,
-    exempt: git.isGitPath,
-    uploads: { maxSize: uploadBodyLimit(config.attachmentMaxSize), matches: isUploadRequest }
-  })
+  const limits = requestLimits({ maxBodySize: config.maxBodySize, errorUrl, exempt: git.isGitPath })
   const errorResponses = forgejoErrorResponses(errorUrl, (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url))
   const guard = textInputGuard(errorUrl, git.isGitPath)
-  const crossSite = crossSiteRequestGuard(config.rootUrl, errorUrl)
+  const crossSite = crossSiteRequestGuard(config.rootUrl, errorUrl, config.cors.enabled ? listedOrigin(config.cors) : undefined)
   const conditional = conditionalResponses(yield* DataChanges, {
     // The health check answers what the database and the disk say now, not what a write changed.
     exempt: (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url),
@@ -119,10 +114,11 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   })
   const forwarded = proxies.length > 0 ? HttpMiddleware.xForwardedHeaders({ trustedProxies: proxies }) : undefined
   // Router-wide rather than `serve`'s middleware: with none there (and tracing off), the server
-  // handles each request in a single continuation frame. The error shaping sits outside the body
-  // limit, whose 413 it shapes too; the input guard inside it, so that its read is limited. The
-  // cross-site refusal reads only headers, so it comes before any body is read. Rate limits count
-  // the answer conditional requests settle (a 304 is free); CORS grants every answer.
+  // handles each request in a single continuation frame. Nothing here reads a body: each route
+  // reads its own after routing and authentication (bodies/RequestBodies.ts); the guard and the
+  // cross-site refusal read only the request line and headers. The error shaping sits outside the
+  // rest, whose answers (413 and the refusals of a body included) it shapes. Rate limits count the
+  // answer conditional requests settle (a 304 is free); CORS grants every answer.
   const shaped = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     rateLimits(conditional(headAsGet(errorResponses(crossSite(limits(guard(app)))))))
   const withCors = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>

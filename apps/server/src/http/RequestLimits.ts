@@ -1,10 +1,11 @@
 /**
- * The request-body limit: a declared length over the limit is refused before reading (413);
- * a chunked body is cut off while it is read and answered with the same 413.
+ * The body limit every route starts from: KILN_HTTP_MAX_BODY_SIZE, set in the context for any
+ * reader that takes its limit from there. It reads nothing: API routes read their bodies with their
+ * own limits (bodies/RequestBodies.ts), uploads stream to storage under theirs, git pushes stream
+ * unlimited (`exempt`). A read cut off at the limit by the platform answers 413.
  */
-import { Cause, Effect } from "effect"
+import { ByteSize, Cause, Effect } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { ByteSize } from "effect"
 
 const tooLarge = (errorUrl: string, limit: number) =>
   HttpServerResponse.jsonUnsafe(
@@ -26,22 +27,18 @@ export const requestLimits = (options: {
   readonly errorUrl: string
   /** Requests whose bodies stream through unlimited (git pushes). */
   readonly exempt?: (url: string) => boolean
-  /** Requests whose bodies have a limit of their own (file uploads). */
-  readonly uploads?: { readonly maxSize: number; readonly matches: (method: string, url: string) => boolean }
 }) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const length = request.headers["content-length"]
     // Without a length or a chunked encoding there is no body to limit (most GETs).
+    const length = request.headers["content-length"]
     if ((length === undefined || length === "0") && request.headers["transfer-encoding"] === undefined) return app
     if (options.exempt?.(request.url) === true) return app
-    const limit = options.uploads?.matches(request.method, request.url) === true ? options.uploads.maxSize : options.maxBodySize
-    if (Number(length ?? "0") > limit) return Effect.succeed(tooLarge(options.errorUrl, limit))
     return app.pipe(
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodySize)),
       Effect.catchCause((cause) =>
         Cause.hasDies(cause) && cause.reasons.some((reason) => Cause.isDieReason(reason) && isBodyTooLarge(reason.defect))
-          ? Effect.succeed(tooLarge(options.errorUrl, limit))
+          ? Effect.succeed(tooLarge(options.errorUrl, options.maxBodySize))
           : Effect.failCause(cause)
       )
     )

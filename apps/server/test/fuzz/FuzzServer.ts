@@ -70,7 +70,8 @@ export const seed = async (base: string, token: string) => {
   await post("/admin/quota/rules", { name: "fuzzrule", limit: 1000000, subjects: ["size:all"] })
 }
 
-export const start = async (): Promise<FuzzServer> => {
+/** `env`: settings for the server besides the test's own. */
+export const start = async (env: Readonly<Record<string, string>> = {}): Promise<FuzzServer> => {
   const dataDir = mkdtempSync(join(tmpdir(), "kiln-fuzz-"))
   const serverUrl = process.env["KILN_TEST_DATABASE_URL"]
   const database = serverUrl ? await serverDatabase(serverUrl) : undefined
@@ -78,7 +79,7 @@ export const start = async (): Promise<FuzzServer> => {
   const running = spawnServer({
     dataDir,
     port,
-    env: { KILN_ACCESS_LOG: "false", ...(database === undefined ? {} : { DATABASE_URL: database.url }) }
+    env: { KILN_ACCESS_LOG: "false", ...env, ...(database === undefined ? {} : { DATABASE_URL: database.url }) }
   })
   await listening(running)
   const base = `http://127.0.0.1:${port}`

@@ -1,18 +1,35 @@
 /**
- * Review finding 19: a form another site makes a browser submit, with the Basic credentials the
- * browser cached, is refused (403 in Forgejo's error shape) and changes nothing; the same request
- * from the site itself, from a non-browser client, or with a token goes through.
+ * Review findings 19 and 28: a request another site makes a browser send, with the Basic
+ * credentials the browser cached, is refused (403 in Forgejo's error shape) and changes nothing,
+ * whatever its body: a form, text/plain, JSON, a body without a type (which HttpApi reads as JSON),
+ * or none. The same request from the site itself, from a non-browser client, or with a token goes
+ * through.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { at, createUser, request, ROOT_URL } from "../support/TestServer.ts"
+import { at, baseUrl, createUser, request, ROOT_URL } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 
 const errorUrl = `${ROOT_URL}api/swagger`
 const refusal = { message: "cross-site requests with browser credentials are not allowed", url: errorUrl }
 
+/** What `fetch(url, {method, mode: "no-cors", credentials: "include", body: new Blob([json])})` sends: no Content-Type. */
+const untyped = (method: string, path: string, auth: TestServer.Auth, body: string | undefined, headers: Record<string, string>) =>
+  Effect.gen(function*() {
+    const base = yield* baseUrl
+    const basic = auth.basic === undefined ? {} : { authorization: `Basic ${btoa(`${auth.basic.username}:${auth.basic.password}`)}` }
+    const response = yield* Effect.promise(() =>
+      fetch(`${base}${path}`, {
+        method,
+        headers: { ...basic, ...headers },
+        ...(body === undefined ? {} : { body: new Blob([body]) })
+      }))
+    const text = yield* Effect.promise(() => response.text())
+    return { status: response.status, text, type: response.headers.get("content-type") }
+  })
+
 layer(TestServer.layer(), { timeout: "120 seconds" })("cross-site requests", (it) => {
-  it.effect("refuses a cross-site form with Basic credentials and creates nothing", () =>
+  it.effect("refuses a cross-site request with Basic credentials, whatever its body, and changes nothing", () =>
     Effect.gen(function*() {
       const victim = yield* createUser("victim")
       const markers: ReadonlyArray<Record<string, string>> = [
@@ -48,6 +65,25 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("cross-site requests", (it
         headers: { "sec-fetch-site": "cross-site", origin: "https://evil.example" }
       })
       assert.strictEqual(token.status, 403)
+      // Finding 28: JSON, typed or not, and a request without a body are refused the same way.
+      const json = yield* request("POST", "/api/v1/user/repos", {
+        auth: victim.auth,
+        json: { name: "csrf-json" },
+        headers: { "sec-fetch-site": "cross-site" }
+      })
+      assert.deepStrictEqual([json.status, json.body], [403, refusal])
+      const blob = yield* untyped("POST", "/api/v1/user/repos", victim.auth, JSON.stringify({ name: "csrf-blob" }), {
+        origin: "https://evil.example",
+        "sec-fetch-site": "cross-site"
+      })
+      assert.strictEqual(blob.type, "application/json;charset=utf-8")
+      assert.deepStrictEqual([blob.status, JSON.parse(blob.text)], [403, refusal])
+      const kept = yield* request("POST", "/api/v1/user/repos", { auth: victim.auth, json: { name: "kept" } })
+      assert.strictEqual(kept.status, 201, kept.text)
+      const deletion = yield* untyped("DELETE", "/api/v1/repos/victim/kept", victim.auth, undefined, { origin: "https://evil.example" })
+      assert.deepStrictEqual([deletion.status, JSON.parse(deletion.text)], [403, refusal])
+      assert.strictEqual((yield* request("GET", "/api/v1/repos/victim/kept", { auth: victim.auth })).status, 200)
+      yield* request("DELETE", "/api/v1/repos/victim/kept", { auth: victim.auth })
 
       const repos = yield* request("GET", "/api/v1/user/repos", { auth: victim.auth })
       assert.deepStrictEqual(repos.body, [])
@@ -55,7 +91,7 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("cross-site requests", (it
       assert.deepStrictEqual(tokens.body, [])
     }))
 
-  it.effect("lets same-site forms, non-browser clients, JSON bodies and tokens through", () =>
+  it.effect("lets same-site requests, non-browser clients and tokens through", () =>
     Effect.gen(function*() {
       const owner = yield* createUser("owner")
       const sameSite = yield* request("POST", "/api/v1/user/repos", {
@@ -66,13 +102,13 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("cross-site requests", (it
       assert.strictEqual(sameSite.status, 201, sameSite.text)
       const client = yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, form: { name: "cli" } })
       assert.strictEqual(client.status, 201, client.text)
-      // JSON from another origin needs a CORS preflight, which the server never grants.
-      const json = yield* request("POST", "/api/v1/user/repos", {
-        auth: owner.auth,
-        json: { name: "json" },
-        headers: { "sec-fetch-site": "cross-site" }
-      })
+      const json = yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name: "json" } })
       assert.strictEqual(json.status, 201, json.text)
+      const sameSiteBlob = yield* untyped("POST", "/api/v1/user/repos", owner.auth, JSON.stringify({ name: "blob" }), {
+        origin: "http://kiln.test",
+        "sec-fetch-site": "same-origin"
+      })
+      assert.strictEqual(sameSiteBlob.status, 201, sameSiteBlob.text)
       const created = yield* request("POST", "/api/v1/users/owner/tokens", { auth: owner.auth, json: { name: "t", scopes: ["all"] } })
       const withToken = yield* request("POST", "/api/v1/user/repos", {
         auth: { token: String(at(created.body, "sha1")) },

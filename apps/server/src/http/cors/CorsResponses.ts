@@ -2,9 +2,13 @@
  * Forgejo's `[cors]` for the API (go-chi/cors with Forgejo's options): with it enabled, a preflight
  * (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) is answered 200 here, with the
  * grant when the origin, method and headers are allowed and without it otherwise; an actual request
- * from an allowed origin gets `Access-Control-Allow-Origin` (the origin itself) and
- * `Vary: Origin`. Allowed request headers are Forgejo's: `Authorization` and the OTP headers besides
- * the configured ones. The headers Kiln adds for clients (paging, rate limits, tags) are exposed.
+ * from an allowed origin gets `Access-Control-Allow-Origin` and `Vary: Origin`. Allowed request
+ * headers are Forgejo's: `Authorization` and the OTP headers besides the configured ones. The
+ * headers Kiln adds for clients (paging, rate limits, tags) are exposed.
+ *
+ * With `*` among the allowed origins every grant is a literal `*` and never carries credentials
+ * (go-chi/cors answers `*` too, and browsers refuse it with credentials). An origin is reflected,
+ * and granted credentials when they are enabled, only when the list names origins and no `*`.
  */
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -32,9 +36,20 @@ const originMatcher = (pattern: string): (origin: string) => boolean => {
   }
 }
 
+const isAnyOrigin = (pattern: string) => pattern.trim() === "*"
+
+/** Whether an origin is granted by a listed pattern other than `*`: one the operator named. */
+export const listedOrigin = (settings: CorsSettings): (origin: string) => boolean => {
+  const listed = settings.allowOrigins.filter((pattern) => !isAnyOrigin(pattern)).map(originMatcher)
+  return (origin) => listed.some((matches) => matches(origin))
+}
+
 export const corsResponses = (settings: CorsSettings, exempt: (url: string) => boolean) => {
   const origins = settings.allowOrigins.map(originMatcher)
   const originAllowed = (origin: string) => origins.some((matches) => matches(origin))
+  const anyOrigin = settings.allowOrigins.some(isAnyOrigin)
+  const allowOrigin = (origin: string) => anyOrigin ? "*" : origin
+  const credentials = settings.allowCredentials && !anyOrigin ? { "access-control-allow-credentials": "true" } : {}
   const methods = new Set(settings.methods)
   const headers = new Set([...ALWAYS_ALLOWED_HEADERS, ...settings.headers].map((name) => name.toLowerCase()))
 
@@ -48,10 +63,10 @@ export const corsResponses = (settings: CorsSettings, exempt: (url: string) => b
       status: 200,
       headers: {
         ...vary,
-        "access-control-allow-origin": origin,
+        "access-control-allow-origin": allowOrigin(origin),
         "access-control-allow-methods": method.toUpperCase(),
         ...(asked.length > 0 ? { "access-control-allow-headers": asked.join(", ") } : {}),
-        ...(settings.allowCredentials ? { "access-control-allow-credentials": "true" } : {}),
+        ...credentials,
         ...(settings.maxAge > 0 ? { "access-control-max-age": String(settings.maxAge) } : {})
       }
     })
@@ -70,9 +85,9 @@ export const corsResponses = (settings: CorsSettings, exempt: (url: string) => b
         const exposed = response.headers["access-control-expose-headers"]
         return HttpServerResponse.setHeaders(response, {
           vary: "Origin",
-          "access-control-allow-origin": origin,
+          "access-control-allow-origin": allowOrigin(origin),
           "access-control-expose-headers": exposed === undefined ? EXPOSED_HEADERS : `${exposed}, ${EXPOSED_HEADERS}`,
-          ...(settings.allowCredentials ? { "access-control-allow-credentials": "true" } : {})
+          ...credentials
         })
       })
     })
