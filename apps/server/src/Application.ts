@@ -19,7 +19,7 @@ import * as BranchTableConsistency from "@kiln/domain/git/BranchTableConsistency
 import * as CommitStatuses from "@kiln/domain/git/CommitStatuses"
 import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
 import * as PasswordDerivations from "@kiln/domain/auth/PasswordDerivations"
-import { SignInLimits } from "@kiln/domain/auth/SignInLimits"
+import { SignInLimits, WAITING_SIGN_INS_PER_TURN } from "@kiln/domain/auth/SignInLimits"
 import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
@@ -222,7 +222,8 @@ export const SignInLimitsLive = Layer.effect(
         maxFailuresPerAccount: settings.signInMaxFailuresPerAccount,
         maxFailuresPerAddress: settings.signInMaxFailuresPerAddress,
         failureWindowSeconds: settings.signInFailureWindowSeconds,
-        maxConcurrentDerivations: settings.passwordHashMaxConcurrent
+        maxConcurrentDerivations: settings.passwordHashMaxConcurrent,
+        maxWaitingSignIns: settings.passwordHashMaxConcurrent * WAITING_SIGN_INS_PER_TURN
       })
     }))
 )

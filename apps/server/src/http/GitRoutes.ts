@@ -181,9 +181,11 @@ export const make = Effect.gen(function*() {
       // The raw Node objects of this request: this module runs on NodeHttpServer only.
       const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
       const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
+      // The client as the forwarded-header middleware resolved it (KILN_TRUSTED_PROXIES), as for the API.
+      const clientAddress = Option.getOrUndefined(request.remoteAddress)
       yield* Effect.callback<void>((resume) => {
         res.once("close", () => resume(Effect.void))
-        handler(req, res)
+        handler(req, res, clientAddress)
       })
       // Not written (the Node response has ended); carries the status for the access log.
       return HttpServerResponse.empty({ status: res.statusCode })
