@@ -40,6 +40,7 @@ import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigM
 import { accessLog } from "./AccessLog.ts"
 import { conditionalResponses } from "./conditional/ConditionalResponses.ts"
 import { headAsGet } from "./conditional/HeadRequests.ts"
+import { ValidatorCache } from "./conditional/ValidatorCache.ts"
 import { corsResponses } from "./cors/CorsResponses.ts"
 import { rateLimitHeaders } from "./ratelimit/RateLimitHeaders.ts"
 import * as RateLimiter from "./ratelimit/RateLimiter.ts"
@@ -109,7 +110,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     // The unadopted directories are read from the disk, which changes without a write through Kiln;
     // a budget changes with every request, which moves no data version.
     remembers: (url) => !url.startsWith(`${API_PREFIX}/admin/unadopted`) && !url.startsWith(`${API_PREFIX}/rate_limit`),
-    maxEntries: 50_000
+    cache: new ValidatorCache({ maxBytes: 16 * 1024 * 1024 })
   })
   const rateLimits = rateLimitHeaders(yield* RateLimiter.RateLimiter)
   const cors = config.cors.enabled ? corsResponses(config.cors, git.isGitPath) : undefined
