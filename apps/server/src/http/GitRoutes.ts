@@ -36,6 +36,8 @@ import {
 } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { makeHookPayloads } from "../webhooks/HookPayloads.ts"
+import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
+import { RateLimiter } from "./ratelimit/RateLimiter.ts"
 
 /** Answers a request the API did not route, when it is a smart HTTP request; undefined otherwise. */
 export type GitFallback = (
@@ -70,6 +72,7 @@ export const make = Effect.gen(function*() {
   const users = yield* UserStore
   const webhookEvents = yield* WebhookEvents
   const payloads = yield* makeHookPayloads
+  const limiter = yield* RateLimiter
   const services = yield* Effect.context<never>()
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
   // The same directory the GitStorage adapter keeps repositories in (Application.ts).
@@ -178,6 +181,8 @@ export const make = Effect.gen(function*() {
 
   const serve = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function*() {
+      const refusal = anonymousGitRefusal(limiter, request)
+      if (refusal !== undefined) return refusal
       // The raw Node objects of this request: this module runs on NodeHttpServer only.
       const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
       const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
