@@ -60,6 +60,7 @@ import { declareKilnHeaders } from "./swagger/SwaggerKilnHeaders.ts"
 import { SwaggerRoutes } from "./swagger/SwaggerRoutes.ts"
 import * as TeamAssignment from "./TeamAssignment.ts"
 import { textInputGuard } from "./TextInputGuard.ts"
+import { warnOnForwardedHeaders } from "./UnforwardedClients.ts"
 
 const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
   .pipe(Layer.merge(MarkdownHandlers))
@@ -128,13 +129,15 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     rateLimits(conditional(headAsGet(errorResponses(crossSite(limits(guard(app)))))))
   const withCors = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     cors === undefined ? shaped(app) : cors(shaped(app))
-  const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    forwarded === undefined ? withCors(app) : forwarded(withCors(app))
   const logged = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    config.accessLog ? accessLog(boundary(app)) : boundary(app)
+    config.accessLog ? accessLog(withCors(app)) : withCors(app)
+  // The access log inside the forwarded headers: it names the client, not the proxy.
+  const unforwarded = warnOnForwardedHeaders()
+  const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    forwarded === undefined ? unforwarded(logged(app)) : forwarded(logged(app))
   // Requests are measured only when /metrics is served.
   const measured = Option.isSome(config.metricsToken) ? RequestMetrics.measure(yield* ServerMetrics, git.isGitPath) : undefined
-  const bodyLimitAndLog = HttpRouter.middleware((app) => measured === undefined ? logged(app) : measured(logged(app)), {
+  const bodyLimitAndLog = HttpRouter.middleware((app) => measured === undefined ? boundary(app) : measured(boundary(app)), {
     global: true
   })
   const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback), MetricsRoute.layer)
