@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { SecureRandom } from "effect/crypto"
 import * as AccessTokens from "@kiln/domain/auth/AccessTokens"
 import * as Authentication from "@kiln/domain/auth/Authentication"
+import * as KnownFailures from "@kiln/domain/auth/KnownFailures"
 import * as SignInCache from "@kiln/domain/auth/SignInCache"
 import * as Organizations from "@kiln/domain/org/Organizations"
 import { OrganizationDeletionGuards } from "@kiln/domain/org/Organizations"
@@ -72,7 +73,10 @@ const AccountStores = SignInCache.forgettingStores.pipe(
   Layer.provideMerge(SignInCache.layer())
 )
 
-export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, SignInFailureStoreSql.layer)
+/** Failed sign-ins in the database, the keys that may be failing known in every process (through Changes). */
+const SignInFailures = KnownFailures.followingStore.pipe(Layer.provide(SignInFailureStoreSql.layer))
+
+export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, SignInFailures)
   .pipe(Layer.merge(Layer.mergeAll(
     // Organizations are user rows, written through the same UserStore.
     OrganizationStoreSql.layer.pipe(Layer.provide(UserStoreSql.layer)),

@@ -27,9 +27,15 @@ interface Counts {
 
 /**
  * An Authentication of its own over the application's stores, its hasher and hash reads counted,
- * and every derivation first waiting for `gate` when one is given.
+ * every derivation first waiting for `gate` when one is given, and failures counted by `failures`
+ * when given.
  */
-const authentication = (counts: Counts, limits: Partial<SignInLimitsShape> = {}, gate?: Deferred.Deferred<void>) =>
+const authentication = (
+  counts: Counts,
+  limits: Partial<SignInLimitsShape> = {},
+  gate?: Deferred.Deferred<void>,
+  failures: Layer.Layer<SignInFailureStore, never, SignInFailureStore> = Layer.effect(SignInFailureStore, Effect.service(SignInFailureStore))
+) =>
   Effect.gen(function*() {
     const counting = Layer.effect(PasswordHasher, Effect.map(Effect.service(PasswordHasher), (real) => PasswordHasher.of({
       ...real,
@@ -45,7 +51,7 @@ const authentication = (counts: Counts, limits: Partial<SignInLimitsShape> = {},
     })))
     // Fresh: the application built its own of both layers, which would otherwise be shared.
     const context = yield* Layer.build(Layer.fresh(AuthenticationLive.layer).pipe(
-      Layer.provide(Layer.mergeAll(counting, reading, Layer.fresh(PasswordDerivations.layer))),
+      Layer.provide(Layer.mergeAll(counting, reading, failures, Layer.fresh(PasswordDerivations.layer))),
       Layer.provide(Layer.succeed(SignInLimits, { ...SignInLimits.defaultValue(), ...limits }))
     ))
     return Context.get(context, Authentication)
@@ -176,5 +182,21 @@ layer(TestServer.ApplicationLive, { timeout: "120 seconds" })("password sign-in"
       assert.isTrue(Exit.isFailure(longest))
       assert.strictEqual(counts.derivations, 1)
       assert.strictEqual(yield* failuresOf("address:10.0.0.5"), 2)
+    })))
+
+  it.effect("derives nothing for an attempt that could not be counted", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const counts = { derivations: 0, hashesRead: 0 }
+      const uncountable = Layer.effect(SignInFailureStore, Effect.map(Effect.service(SignInFailureStore), (real) => SignInFailureStore.of({
+        ...real,
+        record: () => Effect.die(new Error("the failure table cannot be written"))
+      })))
+      const auth = yield* authentication(counts, {}, undefined, uncountable)
+      const { password } = yield* createAccount("ed")
+      const wrong = yield* Effect.exit(auth.authenticate(basic("ed", "guess"), { address: "10.0.0.6" }))
+      assert.isTrue(Exit.isFailure(wrong) && String(wrong.cause).includes("cannot be written"), String(wrong))
+      const right = yield* Effect.exit(auth.authenticate(basic("ed", password), { address: "10.0.0.6" }))
+      assert.isTrue(Exit.isFailure(right))
+      assert.strictEqual(counts.derivations, 0)
     })))
 })

@@ -2,7 +2,8 @@
  * A password remembered by one process (SignInCache: a keyed hash, never the password) is
  * forgotten when another process changes the account: two real server processes on one PostgreSQL
  * database; a new password, then prohibited sign-in, set through one, are seen by the other at
- * once although it had verified the old password. Needs a PostgreSQL server
+ * once although it had verified the old password. Failed guesses counted through one refuse the
+ * remembered password in the other at once (KnownFailures). Needs a PostgreSQL server
  * (KILN_TEST_DATABASE_URL); skipped without one (the embedded database has one process).
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -27,7 +28,11 @@ describe.skipIf(serverUrl === undefined)("password sign-ins on two processes", (
       const dataDir = mkdtempSync(join(tmpdir(), "kiln-password-signins-"))
       const ports = [await freePort(), await freePort()]
       const processes = ports.map((port) =>
-        spawnServer({ dataDir, port, env: { DATABASE_URL: Redacted.value(databaseUrl), KILN_ACCESS_LOG: "false" } })
+        spawnServer({
+          dataDir,
+          port,
+          env: { DATABASE_URL: Redacted.value(databaseUrl), KILN_ACCESS_LOG: "false", KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT: "3" }
+        })
       )
       try {
         await Promise.all(processes.map(listening))
@@ -63,6 +68,28 @@ describe.skipIf(serverUrl === undefined)("password sign-ins on two processes", (
             assert.strictEqual(answer.status, 200, answer.text)
             assert.isBelow(sentAt - changedAt, 100, "the other process still accepts what changed")
           }
+        }
+
+        // Guesses counted through the first process stop the remembered password in the second too:
+        // a password it remembers cannot be tried there past the limit.
+        const kim = await call(changing, "POST", "/api/v1/admin/users", root, {
+          username: "kim",
+          email: "kim@example.com",
+          password: "kim-password",
+          must_change_password: false
+        })
+        assert.strictEqual(kim.status, 201, kim.text)
+        const kimAt = (port: number | undefined, password: string) => call(port, "GET", "/api/v1/user", basic("kim", password))
+        assert.strictEqual((await kimAt(remembering, "kim-password")).status, 200)
+        assert.strictEqual((await kimAt(remembering, "kim-password")).status, 200)
+        for (let guess = 0; guess < 3; guess++) assert.strictEqual((await kimAt(changing, `guess-${guess}`)).status, 401)
+        const guessedAt = Date.now()
+        for (;;) {
+          const sentAt = Date.now()
+          const answer = await kimAt(remembering, "kim-password")
+          if (answer.status === 429) break
+          assert.strictEqual(answer.status, 200, answer.text)
+          assert.isBelow(sentAt - guessedAt, 100, "the other process still answers the remembered password past the limit")
         }
 
         const renewed = await call(changing, "PATCH", "/api/v1/admin/users/pat", root, { password: "pat-password-2" })

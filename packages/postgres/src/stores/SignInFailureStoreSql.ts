@@ -30,6 +30,10 @@ export const layer = Layer.effect(
           Effect.map((rows) => rows.map(windowOf)),
           Effect.orDie
         ),
+      recentWindows: (windowMillis, now, limit) =>
+        sql<WindowRow>`
+          SELECT key, window_started_at, failures FROM signin_failures
+          WHERE window_started_at > ${now - windowMillis} LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(windowOf)), Effect.orDie),
       record: (keys, windowMillis, now) =>
         keys.length === 0 ? Effect.succeed([]) : Effect.gen(function*() {
           const ended = now - windowMillis
