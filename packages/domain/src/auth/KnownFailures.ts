@@ -6,7 +6,10 @@
  *
  * Exactness: several processes may count failures in one table. Each failure counted publishes its
  * key on `topic` (with the time it was counted), and every process (this one at once) marks the key
- * as failing until a window after that time. What was counted before a process heard changes is
+ * as failing until a window after that time. A sign-in that succeeded takes its counted attempt
+ * back (SignInFailureStore.forgive); a key left without failures is published as clear, and
+ * unmarked. PostgreSQL delivers notifications in commit order, so a failure counted after the
+ * clear marks the key again, and one counted before it is still in the count that was not clear. What was counted before a process heard changes is
  * read from the table once listening (a failure counted after that is heard). While a process does
  * not hear changes (its listener is starting or disconnected), or knows too many keys to keep, the
  * table answers every question. A failure counted in another process is thus seen here as soon as
@@ -16,8 +19,13 @@ import { Effect, Layer } from "effect"
 import { type ChangeSignal, Changes } from "../coordination/Changes.ts"
 import { SignInFailureStore } from "./SignInFailureStore.ts"
 
-/** The Changes topic of counted failures; keys are `<epoch milliseconds> <failure key>`. */
+/**
+ * The Changes topic of counted failures; keys are `<epoch milliseconds> <failure key>` for a
+ * failure counted then, `clear <failure key>` for a key left without failures.
+ */
 export const topic = "sign-in-failures"
+
+const CLEAR = "clear"
 
 /** Keys known at most; past it (an attack from very many addresses) the table answers for a window. */
 const MAX_KNOWN = 100_000
@@ -57,8 +65,12 @@ export const followingStore: Layer.Layer<SignInFailureStore, never, SignInFailur
       Effect.sync(() => {
         if (signal._tag === "Changed") {
           const space = signal.key.indexOf(" ")
-          const at = Number(signal.key.slice(0, space))
-          if (space > 0 && Number.isFinite(at)) mark(signal.key.slice(space + 1), at)
+          if (space < 0) return
+          const what = signal.key.slice(0, space)
+          const key = signal.key.slice(space + 1)
+          const at = Number(what)
+          if (what === CLEAR) failing.delete(key)
+          else if (Number.isFinite(at)) mark(key, at)
           return
         }
         // Whatever was counted while changes went unheard is in the table only.
@@ -105,6 +117,15 @@ export const followingStore: Layer.Layer<SignInFailureStore, never, SignInFailur
             yield* changes.publish(topic, `${now} ${key}`)
           }
           return counted
+        }),
+      forgive: (cleared, uncounted) =>
+        Effect.gen(function*() {
+          const clear = yield* store.forgive(cleared, uncounted)
+          for (const key of new Set(clear)) {
+            failing.delete(key)
+            yield* changes.publish(topic, `${CLEAR} ${key}`)
+          }
+          return clear
         })
     })
   })

@@ -30,8 +30,9 @@ export class SignInFailureStore extends Context.Service<SignInFailureStore, {
   /**
    * An attempt counted by `record` succeeded: the `cleared` keys' failures are forgotten (an
    * account signed in from an address), one failure of each `uncounted` key is taken back.
+   * Answers the keys (of both) left without failures.
    */
-  readonly forgive: (cleared: ReadonlyArray<string>, uncounted: ReadonlyArray<string>) => Effect.Effect<void>
+  readonly forgive: (cleared: ReadonlyArray<string>, uncounted: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>>
 }>()("@kiln/domain/auth/SignInFailureStore") {}
 
 /**

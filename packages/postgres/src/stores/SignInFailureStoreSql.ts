@@ -50,9 +50,12 @@ export const layer = Layer.effect(
       forgive: (cleared, uncounted) =>
         Effect.gen(function*() {
           if (cleared.length > 0) yield* sql`DELETE FROM signin_failures WHERE ${sql.in("key", cleared)}`
-          if (uncounted.length > 0) {
-            yield* sql`UPDATE signin_failures SET failures = failures - 1 WHERE ${sql.in("key", uncounted)} AND failures > 0`
-          }
+          if (uncounted.length === 0) return cleared
+          // A key without a row, or at no failures, has none left.
+          const failing = yield* sql<{ readonly key: string; readonly failures: unknown }>`
+            UPDATE signin_failures SET failures = failures - 1 WHERE ${sql.in("key", uncounted)} AND failures > 0
+            RETURNING key, failures`.pipe(Effect.map((rows) => new Set(rows.flatMap((row) => int(row.failures) > 0 ? [row.key] : []))))
+          return [...cleared, ...uncounted.filter((key) => !failing.has(key))]
         }).pipe(Effect.orDie)
     })
   })

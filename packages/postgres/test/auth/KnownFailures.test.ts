@@ -50,7 +50,8 @@ layer(migrations.pipe(Layer.provideMerge(TestDatabase.layer)), { timeout: "60 se
   it.effect("answers clean keys from memory, and every failure counted through either store, or before, from the table", () =>
     TestClock.withLive(Effect.scoped(Effect.gen(function*() {
       const firstChanges = yield* changesOfAProcess
-      const first = yield* followingStore(firstChanges, { count: 0 })
+      const firstReads = { count: 0 }
+      const first = yield* followingStore(firstChanges, firstReads)
       const now = () => Date.now()
       // Counted before the second store existed.
       yield* first.record(["address:192.0.2.1"], WINDOW, now())
@@ -71,6 +72,19 @@ layer(migrations.pipe(Layer.provideMerge(TestDatabase.layer)), { timeout: "60 se
       // Counted through itself: known at once.
       yield* second.record(["address:192.0.2.10"], WINDOW, now())
       assert.deepStrictEqual((yield* second.openWindows(["address:192.0.2.10"], WINDOW, now())).map((window) => window.failures), [1])
+      // A sign-in that succeeded takes its attempt back: a key left without failures is clean again
+      // for the other store, from memory.
+      yield* second.record(["address:192.0.2.11"], WINDOW, now())
+      assert.isTrue(yield* eventuallyOpen(first.openWindows(["address:192.0.2.11"], WINDOW, now()), "address:192.0.2.11"))
+      assert.deepStrictEqual(yield* second.forgive([], ["address:192.0.2.11"]), ["address:192.0.2.11"])
+      let fromMemory = false
+      for (let attempt = 0; attempt < 100 && !fromMemory; attempt++) {
+        const before = firstReads.count
+        yield* first.openWindows(["address:192.0.2.11"], WINDOW, now())
+        fromMemory = firstReads.count === before
+        if (!fromMemory) yield* Effect.sleep("50 millis")
+      }
+      assert.isTrue(fromMemory, "the clear key is answered from memory")
       // A window that ended is clean again.
       assert.deepStrictEqual(yield* second.openWindows(["address:192.0.2.10"], WINDOW, now() + WINDOW + 1), [])
     }))))
