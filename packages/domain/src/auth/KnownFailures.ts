@@ -93,7 +93,7 @@ export const followingStore: Layer.Layer<SignInFailureStore, never, SignInFailur
         )
         if (generation !== startedIn) return
         if (open.length > MAX_KNOWN) overflowUntil = now + window
-        else for (const found of open) mark(found.key, found.startedAt)
+        else for (const found of open) if (found.failures > 0) mark(found.key, found.startedAt)
         loadedIn = startedIn
       })
 

@@ -20,7 +20,7 @@ export interface FailureWindow {
 export class SignInFailureStore extends Context.Service<SignInFailureStore, {
   /** The windows of `keys` still open at `now`: opened less than `windowMillis` before it. */
   readonly openWindows: (keys: ReadonlyArray<string>, windowMillis: number, now: number) => Effect.Effect<ReadonlyArray<FailureWindow>>
-  /** Up to `limit` windows of any key still open at `now` (KnownFailures reads what it has not heard). */
+  /** Up to `limit` windows with failures of any key, still open at `now` (KnownFailures reads what it has not heard). */
   readonly recentWindows: (windowMillis: number, now: number, limit: number) => Effect.Effect<ReadonlyArray<FailureWindow>>
   /**
    * Counts one failure of each key at `now`: in its open window, or in a new one when its window

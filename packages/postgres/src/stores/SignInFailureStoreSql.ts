@@ -33,7 +33,7 @@ export const layer = Layer.effect(
       recentWindows: (windowMillis, now, limit) =>
         sql<WindowRow>`
           SELECT key, window_started_at, failures FROM signin_failures
-          WHERE window_started_at > ${now - windowMillis} LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(windowOf)), Effect.orDie),
+          WHERE window_started_at > ${now - windowMillis} AND failures > 0 LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(windowOf)), Effect.orDie),
       record: (keys, windowMillis, now) =>
         keys.length === 0 ? Effect.succeed([]) : Effect.gen(function*() {
           const ended = now - windowMillis
