@@ -15,6 +15,7 @@ import * as ConditionalScenario from "./scenarios/ConditionalScenario.ts"
 import * as BackupScenario from "./scenarios/BackupScenario.ts"
 import * as GitScenario from "./scenarios/GitScenario.ts"
 import * as MarkdownScenario from "./scenarios/MarkdownScenario.ts"
+import * as PasswordScenario from "./scenarios/PasswordScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
 import * as ReposScenario from "./scenarios/ReposScenario.ts"
 import * as ScaleScenario from "./scenarios/ScaleScenario.ts"
@@ -31,7 +32,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   ScaleScenario.scenario,
   ConditionalScenario.scenario,
   BackupScenario.scenario,
-  WebhooksScenario.scenario
+  WebhooksScenario.scenario,
+  PasswordScenario.scenario
 ]
 
 const usage = `pnpm bench -- [options]

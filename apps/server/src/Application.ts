@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { SecureRandom } from "effect/crypto"
 import * as AccessTokens from "@kiln/domain/auth/AccessTokens"
 import * as Authentication from "@kiln/domain/auth/Authentication"
+import * as KnownFailures from "@kiln/domain/auth/KnownFailures"
 import * as SignInCache from "@kiln/domain/auth/SignInCache"
 import * as Organizations from "@kiln/domain/org/Organizations"
 import { OrganizationDeletionGuards } from "@kiln/domain/org/Organizations"
@@ -19,7 +20,7 @@ import * as BranchTableConsistency from "@kiln/domain/git/BranchTableConsistency
 import * as CommitStatuses from "@kiln/domain/git/CommitStatuses"
 import { MigrationSettings } from "@kiln/domain/repo/MigrationHostPolicy"
 import * as PasswordDerivations from "@kiln/domain/auth/PasswordDerivations"
-import { SignInLimits } from "@kiln/domain/auth/SignInLimits"
+import { SignInLimits, WAITING_SIGN_INS_PER_TURN } from "@kiln/domain/auth/SignInLimits"
 import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as Repositories from "@kiln/domain/repo/Repositories"
@@ -73,7 +74,10 @@ const AccountStores = SignInCache.forgettingStores.pipe(
   Layer.provideMerge(SignInCache.layer())
 )
 
-export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, SignInFailureStoreSql.layer)
+/** Failed sign-ins in the database, the keys that may be failing known in every process (through Changes). */
+const SignInFailures = KnownFailures.followingStore.pipe(Layer.provide(SignInFailureStoreSql.layer))
+
+export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, SignInFailures)
   .pipe(Layer.merge(Layer.mergeAll(
     // Organizations are user rows, written through the same UserStore.
     OrganizationStoreSql.layer.pipe(Layer.provide(UserStoreSql.layer)),
@@ -223,7 +227,8 @@ export const SignInLimitsLive = Layer.effect(
         maxFailuresPerAccount: settings.signInMaxFailuresPerAccount,
         maxFailuresPerAddress: settings.signInMaxFailuresPerAddress,
         failureWindowSeconds: settings.signInFailureWindowSeconds,
-        maxConcurrentDerivations: settings.passwordHashMaxConcurrent
+        maxConcurrentDerivations: settings.passwordHashMaxConcurrent,
+        maxWaitingSignIns: settings.passwordHashMaxConcurrent * WAITING_SIGN_INS_PER_TURN
       })
     }))
 )

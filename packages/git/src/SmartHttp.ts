@@ -32,7 +32,7 @@ export interface GitAccessRequest {
   readonly service: GitService
   /** From HTTP Basic; undefined when the request carried none. */
   readonly credentials: GitCredentials | undefined
-  /** The connection's peer address, for limiting failed sign-ins. */
+  /** The client's address, for limiting failed sign-ins: as the handler was given it, or the connection's peer. */
   readonly clientAddress?: string | undefined
 }
 
@@ -309,7 +309,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     for (const error of failed) reportError(error, route)
   }
 
-  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse, clientAddress: string | undefined) => {
     const url = new URL(req.url ?? "/", "http://localhost")
     const route = parseSmartHttpPath(url.pathname)
     if (route === undefined) return plain(res, 404, "Not Found")
@@ -336,7 +336,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       repo: route.repo,
       service,
       credentials: parseBasic(req.headers.authorization),
-      clientAddress: req.socket.remoteAddress
+      clientAddress: clientAddress ?? req.socket.remoteAddress
     })
     switch (decision.kind) {
       case "unauthorized":
@@ -363,8 +363,9 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     return receivePack(req, res, route, decision.path, protocol, decision.pusher)
   }
 
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    serve(req, res).then(
+  /** `clientAddress`: the client as a trusted reverse proxy named it; the connection's peer when absent. */
+  return (req: IncomingMessage, res: ServerResponse, clientAddress?: string): void => {
+    serve(req, res, clientAddress).then(
       () => {
         if (!res.writableEnded) res.end()
       },

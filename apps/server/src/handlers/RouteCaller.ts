@@ -1,6 +1,7 @@
 /**
  * The caller of a route outside the HttpApi (downloads, the package registry): the same
- * credentials and account rules as the API's authentication middleware, without sudo.
+ * credentials and account rules as the API's authentication middleware, without sudo, and the same
+ * request budgets (an anonymous caller's address pays, as on the API).
  */
 import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
@@ -8,6 +9,8 @@ import { hasScopes, isPublicOnly, type RequiredScope, requiredScopeMessage } fro
 import { Authentication as Authenticator, type Principal } from "@kiln/domain/auth/Authentication"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { parseAuthorization } from "../http/Authentication.ts"
+import { reserve } from "../http/ratelimit/Admission.ts"
+import { RateLimiter } from "../http/ratelimit/RateLimiter.ts"
 import { retryAfter, signInOrigin } from "../http/SignInThrottling.ts"
 
 /** Why the credentials were refused, with Forgejo's status (429 with `Retry-After` for too many sign-ins). */
@@ -20,10 +23,16 @@ export interface CallerRefusal {
 export const makeRouteCaller = Effect.gen(function*() {
   const authenticator = yield* Authenticator
   const config = yield* KilnConfig
+  const limiter = yield* RateLimiter
+  // `Retry-After` and the budget's headers come with the answer (RateLimitHeaders).
+  const admitted = (request: HttpServerRequest.HttpServerRequest, principal: Option.Option<Principal>) => {
+    const refusal = reserve(limiter, request, principal, "core")
+    return refusal === undefined ? Effect.succeed(principal) : Effect.fail<CallerRefusal>({ status: 429, message: refusal })
+  }
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const credentials = parseAuthorization(request.headers["authorization"])
-    if (Option.isNone(credentials)) return Option.none<Principal>()
+    if (Option.isNone(credentials)) return yield* admitted(request, Option.none())
     const principal = yield* authenticator.authenticate(credentials.value, signInOrigin(request)).pipe(
       Effect.mapError((failure): CallerRefusal =>
         failure._tag === "SignInThrottled"
@@ -32,7 +41,7 @@ export const makeRouteCaller = Effect.gen(function*() {
     )
     const refusal = authenticator.accountRefusal(principal.user, config.rootUrl)
     if (Option.isSome(refusal)) return yield* Effect.fail<CallerRefusal>({ status: 403, message: refusal.value })
-    return Option.some(principal)
+    return yield* admitted(request, Option.some(principal))
   })
 })
 

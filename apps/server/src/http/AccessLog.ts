@@ -1,5 +1,7 @@
 /**
- * One JSON line per request (method, path, status, duration, caller address) on standard output.
+ * One JSON line per request (method, path, status, duration, client address) on standard output.
+ * The address is the client's as a trusted proxy forwarded it (HttpApp applies X-Forwarded-For
+ * outside this log), the connection's peer otherwise.
  * Credentials never reach it: query values that carry them (Forgejo's `token`, `access_token`,
  * `sudo`, and any `authorization`) are redacted, and no header is logged.
  * Lines are built by hand and written in batches: going through the logger's formatter and a

@@ -24,6 +24,8 @@ import {
 } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as GitPushes from "../git/GitPushes.ts"
+import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
+import { RateLimiter } from "./ratelimit/RateLimiter.ts"
 
 /** Answers a request the API did not route, when it is a smart HTTP request; undefined otherwise. */
 export type GitFallback = (
@@ -47,6 +49,7 @@ export const make = Effect.gen(function*() {
   const authenticator = yield* Authentication
   const access = yield* GitAccess
   const pushes = yield* GitPushes.make
+  const limiter = yield* RateLimiter
   const services = yield* Effect.context<never>()
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
   // The same directory the GitStorage adapter keeps repositories in (Application.ts).
@@ -99,12 +102,16 @@ export const make = Effect.gen(function*() {
 
   const serve = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function*() {
+      const refusal = anonymousGitRefusal(limiter, request)
+      if (refusal !== undefined) return refusal
       // The raw Node objects of this request: this module runs on NodeHttpServer only.
       const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
       const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
+      // The client as the forwarded-header middleware resolved it (KILN_TRUSTED_PROXIES), as for the API.
+      const clientAddress = Option.getOrUndefined(request.remoteAddress)
       yield* Effect.callback<void>((resume) => {
         res.once("close", () => resume(Effect.void))
-        handler(req, res)
+        handler(req, res, clientAddress)
       })
       // Not written (the Node response has ended); carries the status for the access log.
       return HttpServerResponse.empty({ status: res.statusCode })

@@ -39,6 +39,7 @@ import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigM
 import { accessLog } from "./AccessLog.ts"
 import { conditionalResponses } from "./conditional/ConditionalResponses.ts"
 import { headAsGet } from "./conditional/HeadRequests.ts"
+import { ValidatorCache } from "./conditional/ValidatorCache.ts"
 import { corsResponses, listedOrigin } from "./cors/CorsResponses.ts"
 import { rateLimitHeaders } from "./ratelimit/RateLimitHeaders.ts"
 import * as RateLimiter from "./ratelimit/RateLimiter.ts"
@@ -59,6 +60,7 @@ import { declareKilnHeaders } from "./swagger/SwaggerKilnHeaders.ts"
 import { SwaggerRoutes } from "./swagger/SwaggerRoutes.ts"
 import * as TeamAssignment from "./TeamAssignment.ts"
 import { textInputGuard } from "./TextInputGuard.ts"
+import { warnOnForwardedHeaders } from "./UnforwardedClients.ts"
 
 const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
   .pipe(Layer.merge(MarkdownHandlers))
@@ -104,7 +106,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     // The unadopted directories are read from the disk, which changes without a write through Kiln;
     // a budget changes with every request, which moves no data version.
     remembers: (url) => !url.startsWith(`${API_PREFIX}/admin/unadopted`) && !url.startsWith(`${API_PREFIX}/rate_limit`),
-    maxEntries: 50_000
+    cache: new ValidatorCache({ maxBytes: 16 * 1024 * 1024 })
   })
   const rateLimits = rateLimitHeaders(yield* RateLimiter.RateLimiter)
   const cors = config.cors.enabled ? corsResponses(config.cors, git.isGitPath) : undefined
@@ -123,13 +125,15 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     rateLimits(conditional(headAsGet(errorResponses(crossSite(limits(guard(app)))))))
   const withCors = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     cors === undefined ? shaped(app) : cors(shaped(app))
-  const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    forwarded === undefined ? withCors(app) : forwarded(withCors(app))
   const logged = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    config.accessLog ? accessLog(boundary(app)) : boundary(app)
+    config.accessLog ? accessLog(withCors(app)) : withCors(app)
+  // The access log inside the forwarded headers: it names the client, not the proxy.
+  const unforwarded = warnOnForwardedHeaders()
+  const boundary = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    forwarded === undefined ? unforwarded(logged(app)) : forwarded(logged(app))
   // Requests are measured only when /metrics is served.
   const measured = Option.isSome(config.metricsToken) ? RequestMetrics.measure(yield* ServerMetrics, git.isGitPath) : undefined
-  const bodyLimitAndLog = HttpRouter.middleware((app) => measured === undefined ? logged(app) : measured(logged(app)), {
+  const bodyLimitAndLog = HttpRouter.middleware((app) => measured === undefined ? boundary(app) : measured(boundary(app)), {
     global: true
   })
   const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback), MetricsRoute.layer)

@@ -5,7 +5,10 @@ import type { SignInOrigin } from "@kiln/domain/auth/Authentication"
 import type { SignInThrottled } from "@kiln/domain/auth/SignInLimits"
 import { forgejoJson } from "./ErrorResponses.ts"
 
-/** The client's address as the connection shows it (a reverse proxy's own, behind one). */
+/**
+ * The client's address: the connection's peer, or the client a trusted proxy forwarded for
+ * (KILN_TRUSTED_PROXIES; HttpApp applies X-Forwarded-For before any route).
+ */
 export const signInOrigin = (request: { readonly remoteAddress: Option.Option<string> }): SignInOrigin => ({
   address: Option.getOrUndefined(request.remoteAddress)
 })

@@ -49,3 +49,12 @@ layer(TestServer.layer({ accessLog: true }), { timeout: "60 seconds" })("access 
       }
     }))
 })
+
+layer(TestServer.layer({ accessLog: true, trustedProxies: ["127.0.0.1"] }), { timeout: "60 seconds" })("access log behind a proxy", (it) => {
+  it.effect("records the client a trusted proxy forwarded for, not the proxy", () =>
+    Effect.gen(function*() {
+      const output = yield* capturedStdout(request("GET", "/api/v1/version?behind=proxy", { headers: { "x-forwarded-for": "203.0.113.77" } }))
+      const logged = output.split("\n").filter((line) => line.includes("behind=proxy")).map((line) => JSON.parse(line))
+      assert.deepStrictEqual(logged.map((line) => line.remote), ["203.0.113.77"])
+    }))
+})

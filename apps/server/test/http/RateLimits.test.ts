@@ -112,6 +112,45 @@ layer(TestServer.layer({
       assert.strictEqual(at(adminOverview.body, "message"), "Rate limiting is not enabled.")
     }))
 
+  it.effect("spends a request at admission: requests at once cannot all pass a budget with one left", () =>
+    Effect.gen(function*() {
+      // Searches read the database, so ten at once are all in the route together.
+      const from = { "x-forwarded-for": "203.0.113.40" }
+      const answers = yield* Effect.all(
+        Array.from({ length: 10 }, (_, n) => request("GET", `/api/v1/repos/search?q=x${n}`, { headers: from })),
+        { concurrency: "unbounded" }
+      )
+      const statuses = answers.map((answer) => answer.status).sort()
+      assert.deepStrictEqual(statuses, [200, 200, 429, 429, 429, 429, 429, 429, 429, 429])
+      const overview = yield* request("GET", "/api/v1/rate_limit", { headers: from })
+      assert.strictEqual(at(overview.body, "resources", "search", "used"), 2)
+    }))
+
+  it.effect("anonymous downloads, package files and git spend the address's budget too", () =>
+    Effect.gen(function*() {
+      const from = { "x-forwarded-for": "203.0.113.50" }
+      const paths = [
+        "/attachments/00000000-0000-0000-0000-000000000000",
+        "/api/packages/root/generic/tool/1.0.0/tool.bin",
+        "/root/nothing.git/info/refs?service=git-upload-pack",
+        "/attachments/00000000-0000-0000-0000-000000000001",
+        "/api/packages/root/generic/tool/1.0.0/other.bin"
+      ]
+      for (const [n, path] of paths.entries()) {
+        const answer = yield* request("GET", path, { headers: from })
+        assert.oneOf(answer.status, [401, 404], `${path}: ${answer.text}`)
+        if (!path.includes(".git/")) assert.strictEqual(answer.headers.get("x-ratelimit-used"), String(n + 1), path)
+      }
+      for (const path of [...paths, "/api/v1/version"]) {
+        const refused = yield* request("GET", path, { headers: from })
+        assert.strictEqual(refused.status, 429, `${path}: ${refused.text}`)
+        assert.include(refused.text, "API rate limit exceeded for address:203.0.113.50")
+        assert.isAtLeast(Number(refused.headers.get("retry-after")), 1, path)
+      }
+      // A git request with credentials is the sign-in's to limit, not the budget's.
+      assert.strictEqual((yield* request("GET", paths[2] ?? "", { headers: from, auth: admin })).status, 404)
+    }))
+
   it.effect("counts are shared through the database: another process's count is seen, this one's is added", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

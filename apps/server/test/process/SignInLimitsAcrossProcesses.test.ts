@@ -36,7 +36,7 @@ describe.skipIf(serverUrl === undefined)("failed sign-ins on two processes", () 
           fetch(`http://127.0.0.1:${port}/api/v1/user`, { headers: { authorization: basic("root", password) } }).then((response) => response.status)
         // Four wrong guesses, two through each process: each process alone has seen only two.
         for (let guess = 0; guess < 4; guess++) assert.strictEqual(await signIn(ports[guess % 2], `wrong-${guess}`), 401)
-        // The account is at its limit for both: even its right password waits for the window to end.
+        // The account is at its limit from this address for both: even its right password waits for the window to end.
         assert.strictEqual(await signIn(ports[0], "root-password"), 429)
         assert.strictEqual(await signIn(ports[1], "root-password"), 429)
       } finally {

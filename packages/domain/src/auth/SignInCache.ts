@@ -1,9 +1,15 @@
 /**
- * Token sign-ins verified recently. API clients send the same token on every request; answering a
- * repeated one from memory saves a query and a digest per request.
+ * Sign-ins verified recently. API clients send the same token on every request; answering a
+ * repeated one from memory saves a query and a digest per request. Git and scripts send the same
+ * password on every request; answering a repeated one from memory saves a password derivation
+ * (a few hundred ms and 128 MiB) per request. A password is never kept: only which account signed
+ * in with which login, the stored hash it was checked against, and a keyed hash (HMAC under a
+ * secret of the process) of the account, that hash and the password, which the next request's
+ * password must reproduce.
  *
  * Exactness: several processes may serve one database. `forgettingStores` wraps the writes that
- * can change a token sign-in (account edits and removals, token removals): each one publishes a
+ * can change a sign-in (account edits, among them its sign-in rights, new passwords, removals of
+ * accounts and tokens): each one publishes a
  * change of `topic` in its transaction, which makes every process's cache forget every entry at
  * commit, and forgets here at once too — such writes are rare next to sign-ins. While a process
  * does not hear changes (its listener is starting or disconnected) its cache is off: nothing is
@@ -25,12 +31,24 @@ export interface TokenSignIn {
   readonly scopes: ReadonlyArray<AccessTokenScope>
 }
 
-export interface SignInCacheOptions {
-  readonly maxEntries: number
-  readonly ttlMillis: number
+/** A password sign-in verified before, as remembered: never the password itself. */
+export interface VerifiedPassword {
+  readonly user: User
+  /** The stored hash the password was verified against. */
+  readonly passwordHash: string
+  /** HMAC, under a secret of this process, of the account, that hash and the password. */
+  readonly tag: Uint8Array
 }
 
-export const defaultOptions: SignInCacheOptions = { maxEntries: 10_000, ttlMillis: 30_000 }
+export interface SignInCacheOptions {
+  /** Entries of each kind (tokens, passwords) kept at most. */
+  readonly maxEntries: number
+  readonly ttlMillis: number
+  /** How long a verified password is remembered at most; 5 minutes when absent. */
+  readonly passwordTtlMillis?: number
+}
+
+export const defaultOptions: SignInCacheOptions = { maxEntries: 10_000, ttlMillis: 30_000, passwordTtlMillis: 300_000 }
 
 export class SignInCache extends Context.Service<SignInCache, {
   /** The remembered sign-in of `secret`, or `verify`'s answer, remembered when it is one. */
@@ -38,16 +56,46 @@ export class SignInCache extends Context.Service<SignInCache, {
     secret: string,
     verify: Effect.Effect<Option.Option<TokenSignIn>, E>
   ) => Effect.Effect<Option.Option<TokenSignIn>, E>
+  /** The password sign-in remembered for `login` (case-insensitive), if one is. */
+  readonly verifiedPassword: (login: string) => Effect.Effect<Option.Option<VerifiedPassword>>
+  /** `verify`'s answer, remembered for `login` when it is one. */
+  readonly rememberingPassword: <E, R>(
+    login: string,
+    verify: Effect.Effect<Option.Option<VerifiedPassword>, E, R>
+  ) => Effect.Effect<Option.Option<VerifiedPassword>, E, R>
   /** Forgets every remembered sign-in. */
   readonly forgetAll: Effect.Effect<void>
 }>()("@kiln/domain/auth/SignInCache") {}
 
-interface Entry {
-  readonly signIn: TokenSignIn
+interface Entry<A> {
+  readonly value: A
   readonly expiresAt: number
 }
 
-/** The Changes topic of writes that can change a token sign-in; keys are `user:<id>` or `token:<id>`. */
+/** Entries by key, the oldest first out when full (a Map iterates in insertion order). */
+const makeEntries = <A>(maxEntries: number) => {
+  const entries = new Map<string, Entry<A>>()
+  return {
+    get: (key: string, now: number): A | undefined => {
+      const entry = entries.get(key)
+      if (entry === undefined) return undefined
+      if (entry.expiresAt > now) return entry.value
+      entries.delete(key)
+      return undefined
+    },
+    set: (key: string, value: A, expiresAt: number) => {
+      entries.delete(key)
+      if (entries.size >= maxEntries) {
+        const oldest = entries.keys().next()
+        if (oldest.done !== true) entries.delete(oldest.value)
+      }
+      entries.set(key, { value, expiresAt })
+    },
+    clear: () => entries.clear()
+  }
+}
+
+/** The Changes topic of writes that can change a sign-in; keys are `user:<id>` or `token:<id>`. */
 export const topic = "sign-in"
 
 /** A cache that is on until told otherwise (one process, nothing else writes). */
@@ -58,37 +106,42 @@ export const make = (options: SignInCacheOptions): SignInCache["Service"] => mak
  * off between `Lost` and `Listening`. Starts off unless `on`.
  */
 export const makeFollowing = (options: SignInCacheOptions, on = false) => {
-  // A Map iterates in insertion order: its first key is the oldest entry.
-  const entries = new Map<string, Entry>()
+  const tokens = makeEntries<TokenSignIn>(options.maxEntries)
+  const passwords = makeEntries<VerifiedPassword>(options.maxEntries)
+  const passwordTtlMillis = options.passwordTtlMillis ?? 300_000
   let generation = 0
   let listening = on
   const forget = () => {
     generation++
-    entries.clear()
+    tokens.clear()
+    passwords.clear()
   }
 
-  const remember = (secret: string, signIn: TokenSignIn, now: number) => {
-    entries.delete(secret)
-    if (entries.size >= options.maxEntries) {
-      const oldest = entries.keys().next()
-      if (oldest.done !== true) entries.delete(oldest.value)
-    }
-    entries.set(secret, { signIn, expiresAt: now + options.ttlMillis })
-  }
+  /** `verify`'s answer, remembered unless a change arrived meanwhile (it may have read the state before it). */
+  const remembering = <A, E, R>(
+    verify: Effect.Effect<Option.Option<A>, E, R>,
+    remember: (value: A, now: number) => void
+  ) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (!listening) return verify
+      const startedIn = generation
+      return Effect.map(verify, (found) => {
+        if (Option.isSome(found) && listening && generation === startedIn) remember(found.value, now)
+        return found
+      })
+    })
 
   const cache = SignInCache.of({
     signIn: (secret, verify) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        if (!listening) return verify
-        const entry = entries.get(secret)
-        if (entry !== undefined && entry.expiresAt > now) return Effect.succeed(Option.some(entry.signIn))
-        if (entry !== undefined) entries.delete(secret)
-        const startedIn = generation
-        return Effect.map(verify, (found) => {
-          if (Option.isSome(found) && listening && generation === startedIn) remember(secret, found.value, now)
-          return found
-        })
+        const known = listening ? tokens.get(secret, now) : undefined
+        if (known !== undefined) return Effect.succeed(Option.some(known))
+        return remembering(verify, (signIn, startedAt) => tokens.set(secret, signIn, startedAt + options.ttlMillis))
       }),
+    verifiedPassword: (login) =>
+      Effect.map(Clock.currentTimeMillis, (now) => Option.fromUndefinedOr(listening ? passwords.get(login.toLowerCase(), now) : undefined)),
+    rememberingPassword: (login, verify) =>
+      remembering(verify, (verified, startedAt) => passwords.set(login.toLowerCase(), verified, startedAt + passwordTtlMillis)),
     forgetAll: Effect.sync(forget)
   })
   const onSignal = (signal: ChangeSignal): Effect.Effect<void> =>

@@ -101,4 +101,36 @@ describe("SignInCache", () => {
       yield* cache.signIn("a", known.verify)
       assert.strictEqual(known.runs(), 7)
     }))
+
+  it.effect("remembers a verified password by login, case-insensitively, until a change, its time limit, or a lost listener", () =>
+    Effect.gen(function*() {
+      const { cache, onSignal } = SignInCache.makeFollowing({ maxEntries: 10, ttlMillis: 1_000, passwordTtlMillis: 300_000 })
+      const verified: SignInCache.VerifiedPassword = { user: user(1), passwordHash: "scrypt$1", tag: new Uint8Array([1, 2, 3]) }
+      yield* onSignal({ _tag: "Listening" })
+      assert.deepStrictEqual(yield* cache.rememberingPassword("Ada", Effect.succeed(Option.some(verified))), Option.some(verified))
+      assert.deepStrictEqual(yield* cache.verifiedPassword("ada"), Option.some(verified))
+      // A refusal is never remembered, and does not replace what was.
+      yield* cache.rememberingPassword("ADA", Effect.succeed(Option.none()))
+      assert.deepStrictEqual(yield* cache.verifiedPassword("ADA"), Option.some(verified))
+
+      yield* onSignal({ _tag: "Changed", key: "user:1" })
+      assert.isTrue(Option.isNone(yield* cache.verifiedPassword("ada")), "a change forgets it")
+
+      yield* cache.rememberingPassword("ada", Effect.succeed(Option.some(verified)))
+      yield* TestClock.adjust("299999 millis")
+      assert.isTrue(Option.isSome(yield* cache.verifiedPassword("ada")))
+      yield* TestClock.adjust("1 millis")
+      assert.isTrue(Option.isNone(yield* cache.verifiedPassword("ada")), "a few minutes at most")
+
+      yield* cache.rememberingPassword("ada", Effect.succeed(Option.some(verified)))
+      yield* onSignal({ _tag: "Lost" })
+      assert.isTrue(Option.isNone(yield* cache.verifiedPassword("ada")), "off while changes go unheard")
+      yield* cache.rememberingPassword("ada", Effect.succeed(Option.some(verified)))
+      yield* onSignal({ _tag: "Listening" })
+      assert.isTrue(Option.isNone(yield* cache.verifiedPassword("ada")), "nothing was remembered meanwhile")
+
+      // A verification overlapping a change is not remembered.
+      yield* cache.rememberingPassword("ada", Effect.as(cache.forgetAll, Option.some(verified)))
+      assert.isTrue(Option.isNone(yield* cache.verifiedPassword("ada")))
+    }))
 })

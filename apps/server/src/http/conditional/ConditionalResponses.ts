@@ -5,9 +5,11 @@
  *   tag changes exactly when the body does (the caller's permissions and the root URL included);
  * - `If-None-Match` naming it, or `If-Modified-Since` not before the route's `Last-Modified` (when
  *   there is no `If-None-Match`), turn the answer into a `304` without a body;
- * - the tags are remembered (ValidatorCache) with the data version they were read at: while
- *   DataChanges reports the same version, a repeated conditional request is answered from memory,
- *   before authentication and the route run.
+ * - the tags are remembered (ValidatorCache, bounded by bytes) with the data version they were
+ *   read at: while DataChanges reports the same version, a repeated conditional request is
+ *   answered from memory, before authentication and the route run. Answers to URLs longer than
+ *   MAX_REMEMBERED_URL are not remembered (no client polls such a URL; they would only crowd out
+ *   the others).
  *
  * Any other answer may have changed data (a write, a download counted), so it moves the version.
  */
@@ -19,6 +21,9 @@ import { forAddress } from "../ratelimit/RateLimiter.ts"
 import * as RequestBudgets from "../ratelimit/RequestBudgets.ts"
 import { noneMatchHolds, notModifiedSince, tagOf } from "./EntityTag.ts"
 import { requestKey, ValidatorCache } from "./ValidatorCache.ts"
+
+/** Longer URLs are answered as usual but never remembered. */
+export const MAX_REMEMBERED_URL = 2_048
 
 const isJson = (contentType: string | undefined) => contentType !== undefined && contentType.startsWith("application/json")
 
@@ -46,10 +51,11 @@ export const conditionalResponses = (
     readonly exempt: (url: string) => boolean
     /** False for answers read from more than the database (directories on disk): never answered from memory. */
     readonly remembers: (url: string) => boolean
-    readonly maxEntries: number
+    readonly cache: ValidatorCache
   }
 ) => {
-  const cache = new ValidatorCache(options.maxEntries)
+  const { cache } = options
+  const remembers = (url: string) => url.length <= MAX_REMEMBERED_URL && options.remembers(url)
   return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const method = request.method
@@ -59,8 +65,9 @@ export const conditionalResponses = (
       const headers = request.headers
       const conditional = headers["if-none-match"] !== undefined || headers["if-modified-since"] !== undefined
       const version = changes.version()
-      const key = requestKey(request.url, headers)
-      if (conditional && version !== undefined) {
+      const remembered = remembers(request.url)
+      const key = remembered && version !== undefined ? requestKey(request.url, headers) : undefined
+      if (conditional && key !== undefined) {
         const known = cache.get(key)
         if (known !== undefined && known.version === version && conditionsHold(headers, known.etag, known.lastModified)) {
           if (known.budget !== undefined) {
@@ -79,7 +86,7 @@ export const conditionalResponses = (
         if (response.status !== 200) return response
         const etag = tagOf(body.body)
         const lastModified = response.headers["last-modified"]
-        if (version !== undefined && options.remembers(request.url)) {
+        if (key !== undefined && version !== undefined) {
           cache.set(key, { version, etag, lastModified, budget: RequestBudgets.recorded(request.source) })
         }
         if (conditional && conditionsHold(headers, etag, lastModified)) {

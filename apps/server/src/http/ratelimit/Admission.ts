@@ -1,7 +1,11 @@
 /**
- * Inside the authentication middleware, once the caller is known: which budget the request spends
- * (searches their own), and the 429 when it is spent. `/rate_limit` spends nothing and is never
- * refused.
+ * Once the caller is known: which budget the request spends (searches their own), and the 429 when
+ * it is spent. One request is spent at admission, before the route runs, so that requests running
+ * at once cannot all pass a budget with one left; an answer that spends nothing (a 304) gives it
+ * back (RateLimitHeaders). `/rate_limit` spends nothing and is never refused.
+ *
+ * The API's authentication middleware admits every API request; the routes outside the API admit
+ * theirs too (RouteCaller: downloads and the package registry; GitRoutes: anonymous git).
  */
 import { Effect, type Option } from "effect"
 import type { HttpServerRequest } from "effect/http"
@@ -21,6 +25,25 @@ export const resourceOf = (endpointName: string): Resource => SEARCHES.has(endpo
 export const clientAddress = (request: HttpServerRequest.HttpServerRequest): string =>
   request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"
 
+/**
+ * Spends one request of the caller's budget, recording it for the answer's headers: undefined when
+ * admitted (or the caller has no budget), the refusal's message when the budget is spent.
+ */
+export const reserve = (
+  limiter: RateLimiter["Service"],
+  request: HttpServerRequest.HttpServerRequest,
+  principal: Option.Option<Principal>,
+  resource: Resource
+): string | undefined => {
+  const budget = limiter.budgetOf(principal, clientAddress(request), resource)
+  if (budget === undefined) return undefined
+  const exhausted = limiter.state(budget).remaining === 0
+  RequestBudgets.record(request.source, { budget, spends: !exhausted, exhausted })
+  if (exhausted) return `API rate limit exceeded for ${budget.subject}`
+  limiter.spend(budget)
+  return undefined
+}
+
 export const admit = (
   limiter: RateLimiter["Service"],
   errorUrl: string,
@@ -28,15 +51,11 @@ export const admit = (
   principal: Option.Option<Principal>,
   endpointName: string
 ): Effect.Effect<void, ApiTooManyRequests> => {
-  const budget = limiter.budgetOf(principal, clientAddress(request), resourceOf(endpointName))
-  if (budget === undefined) return Effect.void
   if (endpointName === RATE_LIMIT_ENDPOINT) {
-    RequestBudgets.record(request.source, { budget, spends: false, exhausted: false })
+    const budget = limiter.budgetOf(principal, clientAddress(request), "core")
+    if (budget !== undefined) RequestBudgets.record(request.source, { budget, spends: false, exhausted: false })
     return Effect.void
   }
-  const exhausted = limiter.state(budget).remaining === 0
-  RequestBudgets.record(request.source, { budget, spends: true, exhausted })
-  return exhausted
-    ? Effect.fail(new ApiTooManyRequests({ message: `API rate limit exceeded for ${budget.subject}`, url: errorUrl }))
-    : Effect.void
+  const refusal = reserve(limiter, request, principal, resourceOf(endpointName))
+  return refusal === undefined ? Effect.void : Effect.fail(new ApiTooManyRequests({ message: refusal, url: errorUrl }))
 }

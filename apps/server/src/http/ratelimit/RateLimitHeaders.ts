@@ -1,6 +1,7 @@
 /**
- * Router-wide: spends the request's budget once its answer is known (a 304 spends nothing) and
- * answers GitHub's `X-RateLimit-*` headers, with `Retry-After` on a 429.
+ * Router-wide: once the answer is known, gives back the request admission spent when the answer is
+ * a 304 (a 304 spends nothing) and answers GitHub's `X-RateLimit-*` headers, with `Retry-After` on
+ * a 429.
  */
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -21,7 +22,7 @@ export const rateLimitHeaders = (limiter: RateLimiter["Service"]) =>
     Effect.map(app, (response) => {
       const spent = RequestBudgets.recorded(request.source)
       if (spent === undefined) return response
-      if (spent.spends && !spent.exhausted && response.status !== 304) limiter.spend(spent.budget)
+      if (spent.spends && response.status === 304) limiter.refund(spent.budget)
       const state = limiter.state(spent.budget)
       const headers = headersOf(state, spent.budget.resource)
       if (spent.exhausted) headers["retry-after"] = String(Math.max(1, state.reset - Math.floor(Date.now() / 1000)))

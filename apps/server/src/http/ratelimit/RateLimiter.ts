@@ -62,6 +62,8 @@ export class RateLimiter extends Context.Service<RateLimiter, {
   readonly state: (budget: Budget) => BudgetState
   /** Spends one request. */
   readonly spend: (budget: Budget) => void
+  /** Gives back one request spent in this window (an answer that spends nothing). */
+  readonly refund: (budget: Budget) => void
 }>()("@kiln/server/RateLimiter") {}
 
 export const layer = Layer.effect(
@@ -172,6 +174,11 @@ export const layer = Layer.effect(
         counter.pending++
         const near = counter.pending >= FLUSH_AT && budget.limit - counter.shared - counter.pending <= NEAR_LIMIT
         if (!counter.known || near) Queue.offerUnsafe(wake, undefined)
+      },
+      // Pending may go below 0 when the spend was already added to the table: the next flush adds -1.
+      refund: (budget) => {
+        const counter = counters.get(keyOf(budget))
+        if (counter !== undefined && counter.window === currentWindow()) counter.pending--
       }
     })
   })

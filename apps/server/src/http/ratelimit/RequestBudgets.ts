@@ -1,13 +1,14 @@
 /**
- * The budget each request spends, as the authentication middleware (inside the router) found it, for
- * the router-wide middleware that counts it once the answer's status is known. Keyed by the
- * platform's request object, which every copy of the request shares.
+ * The budget each request spent at admission, as the authentication middleware (inside the router)
+ * or a route outside the API found it, for the router-wide middleware that answers its headers and
+ * gives back what a 304 did not use. Keyed by the platform's request object, which every copy of
+ * the request shares.
  */
 import type { Budget } from "./RateLimiter.ts"
 
 export interface RequestBudget {
   readonly budget: Budget
-  /** False for answers that spend nothing (`/rate_limit` itself). */
+  /** One request of the budget was spent at admission (false for `/rate_limit` and for a refusal). */
   readonly spends: boolean
   /** The request was refused for an exhausted budget. */
   readonly exhausted: boolean

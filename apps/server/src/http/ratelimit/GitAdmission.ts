@@ -1,0 +1,30 @@
+/**
+ * Anonymous git over HTTP spends the client address's request budget, as the API does: one request
+ * per clone, fetch or push, its ref advertisement (`info/refs`, which starts a git process), so that
+ * an anonymous client cannot start git processes at any rate. A request with Basic credentials (as
+ * git reads them) is signed in or refused with 401 before git starts, and limited by its sign-in
+ * instead (failed sign-ins, password derivations).
+ */
+import { Option } from "effect"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { parseAuthorization } from "../Authentication.ts"
+import { reserve } from "./Admission.ts"
+import type { RateLimiter } from "./RateLimiter.ts"
+
+const isRefAdvertisement = (url: string): boolean => new URL(url, "http://internal").pathname.endsWith("/info/refs")
+
+const hasBasicCredentials = (authorization: string | undefined): boolean => {
+  const credentials = parseAuthorization(authorization)
+  return Option.isSome(credentials) && credentials.value._tag === "Basic"
+}
+
+/** The 429 of an anonymous git request whose address spent its budget; undefined when it may go on. */
+export const anonymousGitRefusal = (
+  limiter: RateLimiter["Service"],
+  request: HttpServerRequest.HttpServerRequest
+): HttpServerResponse.HttpServerResponse | undefined => {
+  if (!isRefAdvertisement(request.url) || hasBasicCredentials(request.headers["authorization"])) return undefined
+  const refusal = reserve(limiter, request, Option.none(), "core")
+  // `Retry-After` and the budget's headers come with the answer (RateLimitHeaders).
+  return refusal === undefined ? undefined : HttpServerResponse.text(`${refusal}\n`, { status: 429 })
+}
