@@ -23,6 +23,7 @@ import * as PasswordDerivations from "@kiln/domain/auth/PasswordDerivations"
 import { SignInLimits, WAITING_SIGN_INS_PER_TURN } from "@kiln/domain/auth/SignInLimits"
 import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
+import * as DeployKeys from "@kiln/domain/repo/DeployKeys"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import * as UnadoptedRepositories from "@kiln/domain/repo/UnadoptedRepositories"
 import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
@@ -39,6 +40,7 @@ import * as Coordination from "@kiln/postgres/coordination/Coordination"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
 import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
 import * as CommitStatusStoreSql from "@kiln/postgres/stores/CommitStatusStoreSql"
+import * as DeployKeyStoreSql from "@kiln/postgres/stores/DeployKeyStoreSql"
 import * as OrganizationStoreSql from "@kiln/postgres/stores/OrganizationStoreSql"
 import * as PackageStoreSql from "@kiln/postgres/stores/PackageStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
@@ -77,7 +79,7 @@ const AccountStores = SignInCache.forgettingStores.pipe(
 /** Failed sign-ins in the database, the keys that may be failing known in every process (through Changes). */
 const SignInFailures = KnownFailures.followingStore.pipe(Layer.provide(SignInFailureStoreSql.layer))
 
-export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, SignInFailures)
+export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, DeployKeyStoreSql.layer, SignInFailures)
   .pipe(Layer.merge(Layer.mergeAll(
     // Organizations are user rows, written through the same UserStore.
     OrganizationStoreSql.layer.pipe(Layer.provide(UserStoreSql.layer)),
@@ -246,6 +248,7 @@ export const Services = Layer.mergeAll(
   .pipe(Layer.merge(WebhooksLive))
   .pipe(Layer.merge(Layer.provideMerge(QuotaEnforcement.layer, QuotaService.layer).pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
+  .pipe(Layer.merge(DeployKeys.layer.pipe(Layer.provide(RepositoriesLive))))
   .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
   .pipe(Layer.merge(RepositoryContent))
   .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))
