@@ -4,8 +4,8 @@
  * sessions may only `exec` git's services (and git-lfs-authenticate), through GitSessions. No
  * shell, pty, subsystem, forwarding of any kind or environment other than GIT_PROTOCOL.
  *
- * Limits: connections not yet signed in are bounded overall and per address (more are closed at
- * once) and get KILN_SSH_AUTH_TIMEOUT seconds to sign in; a signed-in connection running nothing
+ * Limits: connections not yet signed in are bounded overall and per address (more wait, up to a
+ * bound, then are closed at once) and get KILN_SSH_AUTH_TIMEOUT seconds to sign in; a signed-in connection running nothing
  * is closed after the git idle timeout, and git itself is stopped when nothing moves through it.
  * Stopping (SIGTERM) closes the listener and idle connections, lets running git sessions finish up
  * to KILN_SHUTDOWN_TIMEOUT, then closes what is left. Protocol errors of a client only ever close
@@ -118,6 +118,7 @@ export const make = Effect.gen(function*() {
       if (identity === undefined) return client.end()
       state.authenticated = true
       leaveUnauthenticated(state)
+      admitWaiting()
       if (state.authTimer !== undefined) clearTimeout(state.authTimer)
       countConnection("authenticated")
       const keyId = identity.key.id
@@ -234,17 +235,32 @@ export const make = Effect.gen(function*() {
   })
   ssh.on("error", (error: unknown) => log("SSH server error", error))
 
-  const onSocket = (socket: Socket) => {
-    const address = socket.remoteAddress ?? "unknown"
-    socket.on("error", () => socket.destroy())
-    if (
-      stopping || unauthenticated >= settings.maxUnauthenticated ||
-      (unauthenticatedPerAddress.get(address) ?? 0) >= settings.maxUnauthenticatedPerAddress
-    ) {
-      countConnection("limited")
-      socket.destroy()
-      return
+  /**
+   * Connections over the bounds wait (unread: the client's key exchange waits with them) until one
+   * signed in or went, within their sign-in time; the waiting are bounded too (four times the
+   * bounds), past which a connection is closed at once. A burst of a CI's parallel pushes waits its
+   * turn; a flood of connections that never sign in holds a bounded number of sockets.
+   */
+  const waiting: Array<{ readonly socket: Socket; readonly address: string; readonly timer: ReturnType<typeof setTimeout> }> = []
+  const waitingFrom = (address: string) => waiting.filter((entry) => entry.address === address).length
+  const fits = (address: string) =>
+    unauthenticated < settings.maxUnauthenticated &&
+    (unauthenticatedPerAddress.get(address) ?? 0) < settings.maxUnauthenticatedPerAddress
+
+  const admitWaiting = () => {
+    for (let index = 0; index < waiting.length;) {
+      const entry = waiting[index]
+      if (entry !== undefined && fits(entry.address)) {
+        waiting.splice(index, 1)
+        clearTimeout(entry.timer)
+        if (!entry.socket.destroyed) admit(entry.socket, entry.address)
+      } else {
+        index += 1
+      }
     }
+  }
+
+  const admit = (socket: Socket, address: string) => {
     const state: ConnectionState = {
       socket,
       address,
@@ -271,8 +287,41 @@ export const make = Effect.gen(function*() {
       for (const controller of state.running) controller.abort()
       connections.delete(state)
       byPeer.delete(peer)
+      admitWaiting()
     })
     ssh.injectSocket(socket)
+  }
+
+  const onSocket = (socket: Socket) => {
+    const address = socket.remoteAddress ?? "unknown"
+    socket.on("error", () => socket.destroy())
+    if (stopping) {
+      socket.destroy()
+      return
+    }
+    if (fits(address)) return admit(socket, address)
+    if (
+      waiting.length >= settings.maxUnauthenticated * 4 ||
+      waitingFrom(address) >= settings.maxUnauthenticatedPerAddress * 4
+    ) {
+      countConnection("limited")
+      socket.destroy()
+      return
+    }
+    const entry = {
+      socket,
+      address,
+      timer: setTimeout(() => {
+        countConnection("timeout")
+        socket.destroy()
+      }, settings.authTimeoutSeconds * 1000)
+    }
+    waiting.push(entry)
+    socket.once("close", () => {
+      clearTimeout(entry.timer)
+      const index = waiting.indexOf(entry)
+      if (index >= 0) waiting.splice(index, 1)
+    })
   }
 
   const listener: NetServer = createServer(onSocket)
@@ -291,6 +340,7 @@ export const make = Effect.gen(function*() {
   const close = async (timeoutMillis: number) => {
     stopping = true
     const closed = new Promise<void>((resolve) => listener.close(() => resolve()))
+    for (const entry of waiting.splice(0)) entry.socket.destroy()
     for (const state of connections) {
       if (!state.authenticated) state.socket.destroy()
       else watchIdle(state)
@@ -300,6 +350,7 @@ export const make = Effect.gen(function*() {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     for (const state of connections) state.socket.destroy()
+    for (const entry of waiting.splice(0)) entry.socket.destroy()
     await closed
   }
 
