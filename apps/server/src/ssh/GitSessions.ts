@@ -11,7 +11,7 @@ import { Effect, Option } from "effect"
 import { type GitAccessDecision, GitAccess, type GitOperation, refusalMessage } from "@kiln/domain/git/GitAccess"
 import { LfsAuthenticate } from "@kiln/domain/lfs/LfsAuthenticate"
 import { parseSshCommand } from "@kiln/domain/ssh/SshCommand"
-import type { SshIdentity } from "@kiln/domain/ssh/SshIdentities"
+import { type SshIdentity, SshIdentities } from "@kiln/domain/ssh/SshIdentities"
 import { makeGitStreams, repositoryPath } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as GitPushes from "../git/GitPushes.ts"
@@ -52,6 +52,7 @@ export const make = Effect.gen(function*() {
   const config = yield* KilnConfig
   const access = yield* GitAccess
   const pushes = yield* GitPushes.make
+  const identities = yield* SshIdentities
   const lfs = yield* Effect.serviceOption(LfsAuthenticate)
   const metrics = yield* Effect.serviceOption(ServerMetrics)
   const services = yield* Effect.context<never>()
@@ -128,7 +129,18 @@ export const make = Effect.gen(function*() {
     return code
   }
 
-  return { serve }
+  /**
+   * Serves `command` for the key `keyId` as it is now (deleted, or its account disabled since the
+   * client signed in: refused). An empty command is an interactive login, which Kiln has none of.
+   */
+  const serveKey = async (keyId: number, command: string, protocol: string | undefined, streams: SessionStreams): Promise<number> => {
+    const identity = await run(identities.byKeyId(keyId))
+    if (Option.isNone(identity)) return refuse(streams, "Your key is no longer valid.")
+    if (command.trim() === "") return refuse(streams, "Hi there! You've successfully authenticated, but Kiln does not provide shell access.")
+    return serve(identity.value, command, protocol, streams)
+  }
+
+  return { serve, serveKey }
 })
 
 export type GitSessions = Effect.Success<typeof make>

@@ -188,20 +188,14 @@ export const make = Effect.gen(function*() {
     Option.map(metrics, (m) => m.sshSessionsInProgress.inc())
     let code = 1
     try {
+      countSession(command.startsWith("git-lfs-authenticate") ? "lfs" : command.startsWith("git-") ? "git" : "refused")
       // The key as it is now: deleted, or its account disabled, since the connection signed in.
-      const identity = await run(identities.byKeyId(keyId))
-      if (Option.isNone(identity)) {
-        countSession("refused")
-        channel.stderr.write("Kiln: Your key is no longer valid.\n")
-      } else {
-        countSession(command.startsWith("git-lfs-authenticate") ? "lfs" : "git")
-        code = await sessions.serve(identity.value, command, protocol, {
-          input: channel,
-          output: channel,
-          errors: channel.stderr,
-          signal: controller.signal
-        })
-      }
+      code = await sessions.serveKey(keyId, command, protocol, {
+        input: channel,
+        output: channel,
+        errors: channel.stderr,
+        signal: controller.signal
+      })
     } catch (error) {
       log("SSH command failed", error)
       channel.stderr.write("Kiln: Internal error\n")

@@ -5,10 +5,11 @@
  * shell), 40 concurrent pushes, and a SIGKILL mid-push healed like HTTP's.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { randomBytes } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { cliEntry } from "../../build/ServerBundle.ts"
 import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
 import { makeKeyPair, runProgram, sshExec, sshGit } from "../support/SshClient.ts"
 
@@ -188,5 +189,46 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
     const listed = await api("GET", "/repos/root/killed/branches")
     const actual = (listed.json as Array<{ name: string; commit: { id: string } }>).map((branch) => `${branch.name} ${branch.commit.id}`).sort()
     assert.deepStrictEqual(actual, expected)
+  })
+
+  it("serves the system's sshd through kiln keys and kiln serv, as sshd drives them", async () => {
+    await newRepo("viasshd")
+    const cliEnv = { ...process.env, KILN_DATA_DIR: dataDir, KILN_SSH_PORT: "0" } as Record<string, string>
+    const keys = (user: string, type: string, content: string) =>
+      runProgram(process.execPath, [cliEntry, "keys", "-e", "git", "-u", user, "-t", type, "-k", content], { env: cliEnv })
+    const [type = "", content = ""] = owner.publicKey.split(" ")
+    const found = await keys("git", type, content)
+    assert.strictEqual(found.code, 0, found.stderr)
+    const line = found.stdout.trim()
+    const match = /^command="(.*)",no-port-forwarding,no-X11-forwarding,no-agent-forwarding,no-pty,no-user-rc,restrict (ssh-ed25519 \S+)/.exec(line)
+    assert.isNotNull(match, line)
+    assert.match(match?.[1] ?? "", /serv key-\d+$/)
+    // Unknown keys and other users get nothing.
+    assert.strictEqual((await keys("git", type, makeKeyPair().publicKey.split(" ")[1] ?? "")).stdout, "")
+    assert.strictEqual((await keys("root", type, content)).stdout, "")
+
+    // sshd runs the forced command through the shell with SSH_ORIGINAL_COMMAND (and GIT_PROTOCOL with AcceptEnv).
+    const forced = (match?.[1] ?? "").replaceAll('\\"', '"')
+    const work = mkdtempSync(join(tmpdir(), "kiln-sshd-"))
+    const fakeSsh = join(work, "ssh")
+    writeFileSync(fakeSsh, `#!/bin/sh\nfor last; do :; done\nexport SSH_ORIGINAL_COMMAND="$last"\nexec sh -c "$FORCED"\n`)
+    chmodSync(fakeSsh, 0o755)
+    const git = sshGit(owner, sshPort)
+    const env = { ...git.env, GIT_SSH_COMMAND: fakeSsh, GIT_SSH_VARIANT: "ssh", FORCED: forced, PATH: process.env["PATH"] ?? "" }
+    for (const version of ["2", "0"]) {
+      const dir = join(work, `v${version}`)
+      const cloned = await runProgram("git", ["-c", `protocol.version=${version}`, "clone", "-q", "git@sshd:root/viasshd.git", dir], { env })
+      assert.strictEqual(cloned.code, 0, cloned.stderr)
+      writeFileSync(join(dir, "f.txt"), version)
+      await runProgram("git", ["add", "-A"], { cwd: dir, env })
+      await runProgram("git", ["commit", "-qm", version], { cwd: dir, env })
+      const pushed = await runProgram("git", ["-c", `protocol.version=${version}`, "push", "-q", "origin", `HEAD:refs/heads/sshd${version}`], { cwd: dir, env })
+      assert.strictEqual(pushed.code, 0, pushed.stderr)
+      const branch = await api("GET", `/repos/root/viasshd/branches/sshd${version}`)
+      assert.strictEqual(branch.status, 200)
+    }
+    const refused = await runProgram("sh", ["-c", forced], { env: { ...env, SSH_ORIGINAL_COMMAND: "rm -rf /" } })
+    assert.strictEqual(refused.code, 1)
+    assert.strictEqual(refused.stderr, "Kiln: Unknown git command\n")
   })
 })
