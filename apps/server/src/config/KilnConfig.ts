@@ -7,6 +7,7 @@ import { IpNetwork } from "effect/net"
 import { globLengthError } from "@kiln/domain/repo/NameGlob"
 import { DEFAULT_ALLOWED_HOSTS } from "@kiln/domain/webhook/AllowedHosts"
 import type { WebhookSettingsShape } from "@kiln/domain/webhook/WebhookSettings"
+import type { LfsSettingsShape } from "@kiln/domain/lfs/LfsSettings"
 
 export interface KilnSettings {
   readonly httpHost: string
@@ -79,6 +80,8 @@ export interface KilnSettings {
   readonly metricsToken: Option.Option<Redacted.Redacted<string>>
   /** KILN_WEBHOOK_*: delivery timeout, retries, history and allowed targets (durations in milliseconds). */
   readonly webhook: WebhookSettingsShape
+  /** KILN_LFS_*: the Git LFS API. */
+  readonly lfs: LfsSettingsShape
 }
 
 export interface CorsSettings {
@@ -232,6 +235,11 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     "KILN_WEBHOOK_ALLOWED_HOSTS",
     Config.String("KILN_WEBHOOK_ALLOWED_HOSTS").pipe(Config.withDefault(DEFAULT_ALLOWED_HOSTS))
   )
+  const lfsEnabled = yield* readEach(problems, "KILN_LFS_ENABLED", Config.Boolean("KILN_LFS_ENABLED").pipe(Config.withDefault(true)))
+  const lfsMaxFileSize = yield* readEach(problems, "KILN_LFS_MAX_FILE_SIZE", count("KILN_LFS_MAX_FILE_SIZE", 0))
+  const lfsMaxBatchSize = yield* readEach(problems, "KILN_LFS_MAX_BATCH_SIZE", count("KILN_LFS_MAX_BATCH_SIZE", 0))
+  const lfsLocksPageSize = yield* readEach(problems, "KILN_LFS_LOCKS_PAGE_SIZE", positiveCount("KILN_LFS_LOCKS_PAGE_SIZE", 50))
+  const lfsCollectionGrace = yield* readEach(problems, "KILN_LFS_COLLECTION_GRACE", seconds("KILN_LFS_COLLECTION_GRACE", 24 * 60 * 60))
 
   // Patterns are matched against every request's origin or every target host: bounded in length.
   const patternLists = [
@@ -276,7 +284,9 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     corsHeaders === undefined || corsMaxAge === undefined || corsAllowCredentials === undefined ||
     metricsToken === undefined ||
     webhookTimeout === undefined || webhookRetryDelay === undefined || webhookMaxAttempts === undefined ||
-    webhookHistoryDays === undefined || webhookAllowedHosts === undefined
+    webhookHistoryDays === undefined || webhookAllowedHosts === undefined ||
+    lfsEnabled === undefined || lfsMaxFileSize === undefined || lfsMaxBatchSize === undefined || lfsLocksPageSize === undefined ||
+    lfsCollectionGrace === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -338,6 +348,13 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
       historyDays: webhookHistoryDays,
       // Forgejo's empty list means the default.
       allowedHosts: webhookAllowedHosts.trim() === "" ? DEFAULT_ALLOWED_HOSTS : webhookAllowedHosts
+    },
+    lfs: {
+      enabled: lfsEnabled,
+      maxFileSize: lfsMaxFileSize,
+      maxBatchSize: lfsMaxBatchSize,
+      locksPageSize: lfsLocksPageSize,
+      collectionGraceMillis: lfsCollectionGrace
     }
   }
 })

@@ -36,6 +36,7 @@ export const layer = (options: { readonly every: number }): Layer.Layer<LfsColle
       const store = yield* LfsStore
       const blobs = yield* BlobStorage
       const transactions = yield* Transactions
+      const settings = yield* LfsSettings
 
       const removeBatch = (now: number, graceMillis: number) =>
         Effect.gen(function*() {
@@ -56,7 +57,6 @@ export const layer = (options: { readonly every: number }): Layer.Layer<LfsColle
         })
 
       const collect = Effect.gen(function*() {
-        const settings = yield* LfsSettings
         const now = yield* Clock.currentTimeMillis
         let total = 0
         while (true) {

@@ -54,9 +54,9 @@ export const layer: Layer.Layer<LfsLocks, never, LfsStore> = Layer.effect(
   LfsLocks,
   Effect.gen(function*() {
     const store = yield* LfsStore
+    const settings = yield* LfsSettings
 
     const pageOf = Effect.fnUntraced(function*(repositoryId: number, request: LockPageRequest) {
-      const settings = yield* LfsSettings
       const offset = yield* cursorOffset(request.cursor)
       const limit = request.limit === undefined || request.limit <= 0 ? settings.locksPageSize : Math.min(request.limit, settings.locksPageSize)
       // One more than the page tells whether a next page exists.

@@ -90,6 +90,7 @@ export const layer: Layer.Layer<
     const repositories = yield* Repositories
     const quotas = yield* QuotaEnforcement
     const random = yield* SecureRandom.SecureRandom
+    const settings = yield* LfsSettings
 
     /** Forgejo's LFSObjectAccessible: the caller may read the code of a repository referencing it. */
     const accessible = Effect.fnUntraced(function*(caller: Option.Option<User>, oid: string) {
@@ -107,7 +108,6 @@ export const layer: Layer.Layer<
       operation: BatchOperation,
       objects: ReadonlyArray<LfsPointer>
     ) {
-      const settings = yield* LfsSettings
       if (settings.maxBatchSize > 0 && objects.length > settings.maxBatchSize) {
         return yield* new LfsBatchTooLarge({ limit: settings.maxBatchSize })
       }

@@ -52,10 +52,10 @@ export const layer: Layer.Layer<
   const users = yield* UserStore
   const digest = yield* Digest.Digest
   const random = yield* SecureRandom.SecureRandom
+  const settings = yield* LfsTokenSettings
   const hashOf = (secret: string) => Effect.orDie(digest.digestHex(Digest.sha256, new Uint8Array(utf8Bytes(secret))))
 
   const authenticate = Effect.fnUntraced(function*(caller: GitCaller, owner: string, repo: string, operation: GitOperation) {
-    const settings = yield* LfsTokenSettings
     const decision = yield* access.decide(caller, owner, repo, operation)
     if (decision.kind !== "allowed") return yield* new LfsAuthenticateRefused({ refusal: decision })
     const { target } = decision
