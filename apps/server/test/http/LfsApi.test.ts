@@ -8,6 +8,8 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 import { createHash, randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -415,7 +417,65 @@ describe("Git LFS API", () => {
         const config = yield* KilnConfig
         const path = (oid: string) => Path.join(config.dataDir, "lfs", oid.slice(0, 2), oid.slice(2, 4), oid.slice(4))
         assert.isTrue(Fs.existsSync(path(doomed.oid)))
-        void adminCall
+        assert.isTrue(Fs.existsSync(path(kept.oid)))
+      }))
+  })
+
+  const noGrace = { ...TestServer.testSettings().lfs, collectionGraceMillis: 0 }
+  layer(TestServer.layer({ quotaEnforce: true, lfs: noGrace }), { timeout: "300 seconds" })("with quotas enforced", (it) => {
+    it.effect("refuses uploads of an owner over quota with 413 quota exceeded, and still serves downloads", () =>
+      Effect.gen(function*() {
+        const max = yield* createUser("max")
+        yield* createRepo(max.auth, "big")
+        const stored = object(2000)
+        assert.strictEqual((yield* upload("max/big", stored, max.auth)).status, 200)
+        yield* adminCall("POST", "/admin/quota/groups", 201, { name: "lfs-1k", rules: [{ name: "lfs-1k", limit: 1000, subjects: ["size:git:lfs"] }] })
+        yield* adminCall("PUT", "/admin/quota/groups/lfs-1k/users/max", 204)
+        const next = object(10)
+        const refused = yield* batch("max/big", "upload", [{ oid: next.oid, size: next.size }], max.auth)
+        assert.strictEqual(refused.status, 413)
+        assert.deepStrictEqual(refused.body, { message: "quota exceeded" })
+        const put = yield* upload("max/big", next, max.auth)
+        assert.strictEqual(put.status, 413)
+        assert.deepStrictEqual(put.body, { message: "quota exceeded" })
+        // Asking for what the repository has already adds nothing: answered.
+        const present = yield* batch("max/big", "upload", [{ oid: stored.oid, size: stored.size }], max.auth)
+        assert.strictEqual(present.status, 200)
+        const down = yield* batch("max/big", "download", [{ oid: stored.oid, size: stored.size }], max.auth)
+        assert.strictEqual(down.status, 200)
+        // A rule on size:all covers LFS too.
+        const nia = yield* createUser("nia")
+        yield* createRepo(nia.auth, "all")
+        yield* adminCall("POST", "/admin/quota/groups", 201, { name: "nothing", rules: [{ name: "nothing-at-all", limit: 0, subjects: ["size:all"] }] })
+        yield* adminCall("PUT", "/admin/quota/groups/nothing/users/nia", 204)
+        assert.strictEqual((yield* upload("nia/all", object(5), nia.auth)).status, 413)
+      }))
+
+    it.effect("the collection removes what nothing references once the grace period is over, and keeps the rest", () =>
+      Effect.gen(function*() {
+        const oli = yield* createUser("oli")
+        yield* createRepo(oli.auth, "temp")
+        yield* createRepo(oli.auth, "keep")
+        const doomed = object(100)
+        const kept = object(200)
+        assert.strictEqual((yield* upload("oli/temp", doomed, oli.auth)).status, 200)
+        assert.strictEqual((yield* upload("oli/keep", kept, oli.auth)).status, 200)
+        assert.strictEqual((yield* request("DELETE", "/api/v1/repos/oli/temp", { auth: oli.auth })).status, 204)
+        const config = yield* KilnConfig
+        const path = (oid: string) => Path.join(config.dataDir, "lfs", oid.slice(0, 2), oid.slice(2, 4), oid.slice(4))
+        const collection = yield* LfsCollection
+        // This pass or the background one (due at once here, the test clock being at 0) removes it.
+        yield* TestClock.withLive(collection.collect)
+        const sql = yield* SqlClient.SqlClient
+        assert.deepStrictEqual(yield* sql`SELECT oid FROM lfs_objects WHERE oid = ${doomed.oid}`, [])
+        assert.isFalse(Fs.existsSync(path(doomed.oid)))
+        assert.isTrue(Fs.existsSync(path(kept.oid)))
+        // Uploaded again after its collection: stored anew.
+        yield* createRepo(oli.auth, "again")
+        assert.strictEqual((yield* upload("oli/again", doomed, oli.auth)).status, 200)
+        assert.isTrue(Fs.existsSync(path(doomed.oid)))
+        const whole = yield* call("GET", `/oli/again.git/info/lfs/objects/${doomed.oid}`, { auth: oli.auth })
+        assert.isTrue(whole.bytes.equals(doomed.content))
       }))
   })
 })
