@@ -477,5 +477,63 @@ describe("Git LFS API", () => {
         const whole = yield* call("GET", `/oli/again.git/info/lfs/objects/${doomed.oid}`, { auth: oli.auth })
         assert.isTrue(whole.bytes.equals(doomed.content))
       }))
+
+    it.effect("the collection racing uploads of the object it would remove loses nothing", () =>
+      Effect.gen(function*() {
+        const pia = yield* createUser("pia")
+        const quinn = yield* createUser("quinn")
+        yield* createRepo(pia.auth, "first", { private: true })
+        const item = object(256 * 1024)
+        assert.strictEqual((yield* upload("pia/first", item, pia.auth)).status, 200)
+        const collection = yield* LfsCollection
+        const sql = yield* SqlClient.SqlClient
+        const base = yield* baseUrl
+        const config = yield* KilnConfig
+        const file = Path.join(config.dataDir, "lfs", item.oid.slice(0, 2), item.oid.slice(2, 4), item.oid.slice(4))
+
+        // An upload held half-way (by a caller who cannot read pia's repository, so the bytes are
+        // received); meanwhile the object loses its last reference and the collection runs (on
+        // the test clock, as the server's own fibers do): it is left alone.
+        yield* createRepo(quinn.auth, "held")
+        let release: () => void = () => undefined
+        const released = new Promise<void>((resolve) => (release = resolve))
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(item.content.subarray(0, 1000))
+            await released
+            controller.enqueue(item.content.subarray(1000))
+            controller.close()
+          }
+        })
+        const init = Object.assign({ method: "PUT", body, headers: authHeader(quinn.auth) }, { duplex: "half" as const })
+        const held = fetch(`${base}/quinn/held.git/info/lfs/objects/${item.oid}/${item.size}`, init)
+        for (let waited = 0; (yield* sql`SELECT 1 FROM lfs_uploads WHERE oid = ${item.oid}`).length === 0; waited++) {
+          assert.isBelow(waited, 1500, "the upload began")
+          yield* TestClock.withLive(Effect.sleep("20 millis"))
+        }
+        assert.strictEqual((yield* request("DELETE", "/api/v1/repos/pia/first", { auth: pia.auth })).status, 204)
+        yield* collection.collect
+        assert.isTrue(Fs.existsSync(file), "kept while an upload of it is in flight")
+        release()
+        const answer = yield* Effect.promise(() => held)
+        assert.strictEqual(answer.status, 200)
+
+        // Uploads and passes of the collection at once, in every order they happen to take.
+        for (let round = 0; round < 8; round++) {
+          const repo = `race-${round}`
+          yield* createRepo(pia.auth, repo)
+          // Unreferenced again: only this round's upload may keep it.
+          yield* sql`DELETE FROM lfs_references WHERE oid = ${item.oid}`
+          const [uploaded] = yield* Effect.all([upload(`pia/${repo}`, item, pia.auth), collection.collect], {
+            concurrency: "unbounded"
+          })
+          assert.strictEqual(uploaded.status, 200, uploaded.text)
+          const back = yield* call("GET", `/pia/${repo}.git/info/lfs/objects/${item.oid}`, { auth: pia.auth })
+          assert.strictEqual(back.status, 200, `round ${round}`)
+          assert.isTrue(back.bytes.equals(item.content), `round ${round}`)
+          yield* collection.collect
+          assert.isTrue(Fs.existsSync(file), `round ${round}: a referenced object stays`)
+        }
+      }))
   })
 })
