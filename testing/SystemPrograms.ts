@@ -1,6 +1,6 @@
 /**
  * vitest globalSetup (root vitest.config.ts): the programs of the machine that the tests run
- * (git, gpg, ssh-keygen, Chromium for the Swagger UI page) are checked before any test starts.
+ * (git, git-lfs, gpg, ssh-keygen, Chromium for the Swagger UI page) are checked before any test starts.
  * Missing ones are installed when the run is root with apt-get (as .ci/run does); otherwise the run
  * stops at once with one line saying what to install, instead of one test failing deep in the suite.
  */
@@ -18,6 +18,8 @@ export const REQUIRED_PROGRAMS: ReadonlyArray<SystemProgram> = [
   { command: "git", aptPackage: "git" },
   { command: "gpg", aptPackage: "gnupg" },
   { command: "ssh-keygen", aptPackage: "openssh-client" },
+  // The LFS tests push, clone and lock with the real client.
+  { command: "git-lfs", aptPackage: "git-lfs" },
   // The Swagger UI test launches /usr/bin/chromium, which Debian's package provides.
   { command: "chromium", aptPackage: "chromium" }
 ]

@@ -29,6 +29,11 @@ import * as Repositories from "@kiln/domain/repo/Repositories"
 import * as UnadoptedRepositories from "@kiln/domain/repo/UnadoptedRepositories"
 import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
 import * as GitAccess from "@kiln/domain/git/GitAccess"
+import * as LfsCollection from "@kiln/domain/lfs/LfsCollection"
+import * as LfsLocks from "@kiln/domain/lfs/LfsLocks"
+import * as LfsObjects from "@kiln/domain/lfs/LfsObjects"
+import { LfsSettings } from "@kiln/domain/lfs/LfsSettings"
+import * as LfsTokens from "@kiln/domain/lfs/LfsTokens"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import * as PublicKeys from "@kiln/domain/user/PublicKeys"
 import * as AccountPurge from "@kiln/domain/user/AccountPurge"
@@ -43,6 +48,7 @@ import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
 import * as CommitStatusStoreSql from "@kiln/postgres/stores/CommitStatusStoreSql"
 import * as DeployKeyStoreSql from "@kiln/postgres/stores/DeployKeyStoreSql"
 import * as SshKeyStoreSql from "@kiln/postgres/stores/SshKeyStoreSql"
+import * as LfsStoreSql from "@kiln/postgres/stores/LfsStoreSql"
 import * as OrganizationStoreSql from "@kiln/postgres/stores/OrganizationStoreSql"
 import * as PackageStoreSql from "@kiln/postgres/stores/PackageStoreSql"
 import * as PublicKeyStoreSql from "@kiln/postgres/stores/PublicKeyStoreSql"
@@ -93,6 +99,7 @@ export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, Dep
   .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryRedirectStoreSql.layer, RepositoryTransactionsSql.layer)))
   .pipe(Layer.merge(Layer.mergeAll(BranchStoreSql.layer, CommitStatusStoreSql.layer)))
   .pipe(Layer.merge(Layer.mergeAll(ReleaseStoreSql.layer, PackageStoreSql.layer)))
+  .pipe(Layer.merge(LfsStoreSql.layer))
 
 export const Platform = Layer.mergeAll(ScryptPasswordHasher.layer, NodeDigest.layer, SecureRandom.layerWebCrypto, NodeMac.layer)
 
@@ -220,6 +227,29 @@ export const QuotaSettings = Layer.effect(
     }))
 )
 
+/** KILN_LFS_* and the root URL `git-lfs-authenticate` answers with; an embedding without a KilnConfig gets the defaults. */
+const LfsSettingsLive = Layer.unwrap(Effect.map(Effect.serviceOption(KilnConfig), (config) =>
+  Option.match(config, {
+    onNone: () => Layer.empty,
+    onSome: (settings) =>
+      Layer.mergeAll(
+        Layer.succeed(LfsSettings, settings.lfs),
+        Layer.succeed(LfsTokens.LfsTokenSettings, { ...LfsTokens.LfsTokenSettings.defaultValue(), rootUrl: settings.rootUrl })
+      )
+  })))
+
+/** How often the collection of unreferenced LFS objects runs (once per due time across processes). */
+const LFS_COLLECTION_EVERY = 60 * 60 * 1000
+
+/**
+ * Git LFS: objects under `<KILN_DATA_DIR>/lfs` through the blob storage, their references and
+ * locks, and the periodic collection of objects nothing references.
+ */
+const LfsLive = Layer.mergeAll(LfsObjects.layer, LfsLocks.layer, LfsCollection.layer({ every: LFS_COLLECTION_EVERY })).pipe(
+  Layer.provide(AssetStorage),
+  Layer.provide(LfsSettingsLive)
+)
+
 /** KILN_SIGNIN_* and KILN_PASSWORD_HASH_MAX_CONCURRENT; an embedding without a KilnConfig gets the defaults. */
 export const SignInLimitsLive = Layer.effect(
   SignInLimits,
@@ -258,8 +288,11 @@ export const Services = Layer.mergeAll(
   .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))
   .pipe(Layer.merge(UnadoptedRepositoriesLive))
   .pipe(Layer.merge(BranchTableConsistencyLive))
+  .pipe((services) => LfsLive.pipe(Layer.provideMerge(services)))
   // Who may read or push over git, for every transport.
   .pipe((services) => GitAccess.layer.pipe(Layer.provideMerge(services)))
+  // `git-lfs-authenticate` (for the SSH transport) and its tokens (for the LFS routes).
+  .pipe((services) => LfsTokens.layer.pipe(Layer.provide(LfsSettingsLive), Layer.provideMerge(services)))
 
 /**
  * Everything the HTTP layer and the CLI use, with the coordination between processes (write locks,

@@ -3,6 +3,7 @@
  *
  *   <root>/attachments/<u0>/<u1>/<uuid>      release attachments (Forgejo's layout)
  *   <root>/packages/<h0h1>/<h2h3>/<sha256>   package blobs, content-addressed
+ *   <root>/lfs/<h0h1>/<h2h3>/<h4...>         LFS objects, content-addressed (Forgejo's layout)
  *   <root>/tmp/<owner>/uploads/<id>          uploads being received
  *   <root>/tmp/<owner>/trash/<id>            files moved aside by a deletion in progress
  *
@@ -38,7 +39,8 @@ const io = <A>(operation: string, run: () => Promise<A>) =>
 
 const keyPatterns = {
   attachments: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
-  packages: /^[0-9a-f]{64}$/
+  packages: /^[0-9a-f]{64}$/,
+  lfs: /^[0-9a-f]{64}$/
 } as const
 
 const stagingId = /^[0-9a-f]{24}$/
@@ -46,9 +48,14 @@ const stagingId = /^[0-9a-f]{24}$/
 /** Where a key's file lives. Keys come from the database, so a malformed one is a bug, not input. */
 export const blobPath = (root: string, key: BlobKey): string => {
   if (!keyPatterns[key.area].test(key.name)) throw new RangeError(`not a ${key.area} key: ${JSON.stringify(key.name)}`)
-  return key.area === "attachments"
-    ? join(root, "attachments", key.name.slice(0, 1), key.name.slice(1, 2), key.name)
-    : join(root, "packages", key.name.slice(0, 2), key.name.slice(2, 4), key.name)
+  switch (key.area) {
+    case "attachments":
+      return join(root, "attachments", key.name.slice(0, 1), key.name.slice(1, 2), key.name)
+    case "packages":
+      return join(root, "packages", key.name.slice(0, 2), key.name.slice(2, 4), key.name)
+    case "lfs":
+      return join(root, "lfs", key.name.slice(0, 2), key.name.slice(2, 4), key.name.slice(4))
+  }
 }
 
 const hex = (hash: Hash) => hash.digest("hex")

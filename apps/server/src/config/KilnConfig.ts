@@ -7,6 +7,7 @@ import { IpNetwork } from "effect/net"
 import { globLengthError } from "@kiln/domain/repo/NameGlob"
 import { DEFAULT_ALLOWED_HOSTS } from "@kiln/domain/webhook/AllowedHosts"
 import type { WebhookSettingsShape } from "@kiln/domain/webhook/WebhookSettings"
+import type { LfsSettingsShape } from "@kiln/domain/lfs/LfsSettings"
 
 export interface KilnSettings {
   readonly httpHost: string
@@ -81,6 +82,8 @@ export interface KilnSettings {
   readonly webhook: WebhookSettingsShape
   /** KILN_SSH_*: the built-in SSH server and the `ssh_url` of repositories. */
   readonly ssh: SshSettings
+  /** KILN_LFS_*: the Git LFS API. */
+  readonly lfs: LfsSettingsShape
 }
 
 export interface SshSettings {
@@ -267,6 +270,11 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     "KILN_WEBHOOK_ALLOWED_HOSTS",
     Config.String("KILN_WEBHOOK_ALLOWED_HOSTS").pipe(Config.withDefault(DEFAULT_ALLOWED_HOSTS))
   )
+  const lfsEnabled = yield* readEach(problems, "KILN_LFS_ENABLED", Config.Boolean("KILN_LFS_ENABLED").pipe(Config.withDefault(true)))
+  const lfsMaxFileSize = yield* readEach(problems, "KILN_LFS_MAX_FILE_SIZE", count("KILN_LFS_MAX_FILE_SIZE", 0))
+  const lfsMaxBatchSize = yield* readEach(problems, "KILN_LFS_MAX_BATCH_SIZE", count("KILN_LFS_MAX_BATCH_SIZE", 0))
+  const lfsLocksPageSize = yield* readEach(problems, "KILN_LFS_LOCKS_PAGE_SIZE", positiveCount("KILN_LFS_LOCKS_PAGE_SIZE", 50))
+  const lfsCollectionGrace = yield* readEach(problems, "KILN_LFS_COLLECTION_GRACE", seconds("KILN_LFS_COLLECTION_GRACE", 24 * 60 * 60))
 
   // Patterns are matched against every request's origin or every target host: bounded in length.
   const patternLists = [
@@ -314,7 +322,9 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     webhookHistoryDays === undefined || webhookAllowedHosts === undefined ||
     sshPort === undefined || sshHost === undefined || sshDomain === undefined || sshExternalPort === undefined ||
     sshUser === undefined || sshHostKeys === undefined || sshMaxUnauthenticated === undefined ||
-    sshMaxUnauthenticatedPerAddress === undefined || sshAuthTimeout === undefined
+    sshMaxUnauthenticatedPerAddress === undefined || sshAuthTimeout === undefined ||
+    lfsEnabled === undefined || lfsMaxFileSize === undefined || lfsMaxBatchSize === undefined || lfsLocksPageSize === undefined ||
+    lfsCollectionGrace === undefined
   ) {
     return yield* Effect.fail(new InvalidConfiguration(problems))
   }
@@ -388,6 +398,13 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
       maxUnauthenticated: sshMaxUnauthenticated,
       maxUnauthenticatedPerAddress: sshMaxUnauthenticatedPerAddress,
       authTimeoutSeconds: sshAuthTimeout
+    },
+    lfs: {
+      enabled: lfsEnabled,
+      maxFileSize: lfsMaxFileSize,
+      maxBatchSize: lfsMaxBatchSize,
+      locksPageSize: lfsLocksPageSize,
+      collectionGraceMillis: lfsCollectionGrace
     }
   }
 })

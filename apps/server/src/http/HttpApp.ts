@@ -33,6 +33,7 @@ import { RepoUserHandlers } from "../handlers/RepoUserHandlers.ts"
 import * as AttachmentDownloadRoutes from "../handlers/AttachmentDownloadRoutes.ts"
 import * as GenericPackageRoutes from "../handlers/GenericPackageRoutes.ts"
 import * as HealthRoute from "../health/HealthRoute.ts"
+import * as LfsRoutes from "../lfs/LfsRoutes.ts"
 import * as MetricsRoute from "../metrics/MetricsRoute.ts"
 import * as RequestMetrics from "../metrics/RequestMetrics.ts"
 import { ServerMetrics } from "../metrics/ServerMetrics.ts"
@@ -96,7 +97,13 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     security: forgejoSecurity,
     decorate: declareKilnHeaders
   })
-  const git = yield* GitRoutes.make
+  const smartHttp = yield* GitRoutes.make
+  // The LFS API is git's too: its uploads are unlimited streams, its answers its own JSON, and it
+  // reads its bodies itself (within KILN_HTTP_MAX_BODY_SIZE).
+  const git = {
+    ...smartHttp,
+    isGitPath: (url: string) => smartHttp.isGitPath(url) || (config.lfs.enabled && LfsRoutes.isLfsPath(new URL(url, "http://internal").pathname))
+  }
   const limits = requestLimits({ maxBodySize: config.maxBodySize, errorUrl, exempt: git.isGitPath })
   const errorResponses = forgejoErrorResponses(errorUrl, (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url))
   const guard = textInputGuard(errorUrl, git.isGitPath)
@@ -139,6 +146,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   })
   const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback), MetricsRoute.layer)
     .pipe(Layer.merge(Layer.mergeAll(AttachmentDownloadRoutes.layer, GenericPackageRoutes.layer, HealthRoute.layer, bodyLimitAndLog)))
+    .pipe(Layer.merge(LfsRoutes.layer))
   return HttpRouter.serve(routes, {
     disableLogger: true,
     routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true }

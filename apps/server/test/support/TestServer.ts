@@ -77,6 +77,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
     maxUnauthenticatedPerAddress: 8,
     authTimeoutSeconds: 30
   },
+  lfs: { enabled: true, maxFileSize: 0, maxBatchSize: 0, locksPageSize: 50, collectionGraceMillis: 24 * 60 * 60 * 1000 },
   ...overrides
 })
 

@@ -13,7 +13,8 @@
  *    `write:repository` to push, and a public-only token stays off private repositories;
  * 6. without read access to the code the repository is hidden; reading without write access, or
  *    any push to a mirror, is refused for a push;
- * 7. a push to an owner over quota is refused (only when quotas are enforced).
+ * 7. a push to an owner over quota is refused (only when quotas are enforced); the LFS API checks
+ *    its own subject (`size:git:lfs`) where an object would be added, and asks for no check here.
  *
  * The decision is data: each transport words it its own way (an HTTP status, a line on stderr).
  */
@@ -23,6 +24,7 @@ import { hasScopes, isPublicOnly } from "../auth/AccessTokenScope.ts"
 import { atLeast } from "../org/AccessMode.ts"
 import type { RepositoryAccess } from "../org/RepositoryAccess.ts"
 import { QuotaEnforcement } from "../quota/QuotaEnforcement.ts"
+import type { Subject } from "../quota/Subject.ts"
 import { isPublicRepository, Repositories } from "../repo/Repositories.ts"
 import type { OwnedRepository } from "../repo/Repository.ts"
 import { RepositoryRedirectStore } from "../repo/RepositoryRedirectStore.ts"
@@ -151,12 +153,18 @@ export const deployKeyRefusal = (
   return undefined
 }
 
+/** The quota a write is checked against: git's pushes `size:repos:all`; `none` for no check. */
+export interface GitAccessOptions {
+  readonly quotaSubject?: Subject | "none"
+}
+
 export class GitAccess extends Context.Service<GitAccess, {
   readonly decide: (
     caller: GitCaller,
     owner: string,
     repo: string,
-    operation: GitOperation
+    operation: GitOperation,
+    options?: GitAccessOptions
   ) => Effect.Effect<GitAccessDecision>
 }>()("@kiln/domain/git/GitAccess") {}
 
@@ -188,7 +196,8 @@ export const layer: Layer.Layer<
       caller: DeployKeyCaller,
       owner: string,
       repo: string,
-      operation: GitOperation
+      operation: GitOperation,
+      quotaSubject: Subject | "none"
     ) {
       const found = yield* located(owner, repo)
       if (Option.isNone(found)) return notFound
@@ -199,17 +208,24 @@ export const layer: Layer.Layer<
       if (target.owner.name !== owner || target.repository.name !== repo) {
         return { kind: "moved", owner: target.owner.name, repo: target.repository.name } as const
       }
-      return yield* afterRules(target, operation, Option.none())
+      return yield* afterRules(target, operation, Option.none(), quotaSubject)
     })
 
-    const afterRules = (target: OwnedRepository, operation: GitOperation, pusher: Option.Option<User>) =>
-      operation === "write"
-        ? Effect.map(Effect.result(quotas.require(target.owner, "size:repos:all")), (quota): GitAccessDecision =>
+    const afterRules = (target: OwnedRepository, operation: GitOperation, pusher: Option.Option<User>, quotaSubject: Subject | "none") =>
+      operation === "write" && quotaSubject !== "none"
+        ? Effect.map(Effect.result(quotas.require(target.owner, quotaSubject)), (quota): GitAccessDecision =>
           Result.isFailure(quota) ? { kind: "quota-exceeded" } : { kind: "allowed", target, pusher })
-        : Effect.succeed<GitAccessDecision>({ kind: "allowed", target, pusher: Option.none() })
+        : Effect.succeed<GitAccessDecision>({ kind: "allowed", target, pusher: operation === "write" ? pusher : Option.none() })
 
-    const decide = Effect.fnUntraced(function*(caller: GitCaller, owner: string, repo: string, operation: GitOperation) {
-      if (caller._tag === "DeployKey") return yield* forDeployKey(caller, owner, repo, operation)
+    const decide = Effect.fnUntraced(function*(
+      caller: GitCaller,
+      owner: string,
+      repo: string,
+      operation: GitOperation,
+      options?: GitAccessOptions
+    ) {
+      const quotaSubject = options?.quotaSubject ?? "size:repos:all"
+      if (caller._tag === "DeployKey") return yield* forDeployKey(caller, owner, repo, operation, quotaSubject)
       const user = caller._tag === "Signed" ? Option.some(caller.principal.user) : Option.none<User>()
       // The refusal's text needs no root URL here: only whether there is one counts.
       if (Option.isSome(user) && Option.isSome(authentication.accountRefusal(user.value, "/"))) {
@@ -224,7 +240,7 @@ export const layer: Layer.Layer<
       const { access, ...target } = found.success
       const refusal = repositoryRefusal(caller, target, access, operation)
       if (refusal !== undefined) return refusal
-      return yield* afterRules(target, operation, user)
+      return yield* afterRules(target, operation, user, quotaSubject)
     })
 
     return GitAccess.of({ decide })

@@ -2,17 +2,17 @@
  * The port for the files behind release attachments and package blobs: uploads are streamed into
  * a staging file (hashed on the way), then placed under their key in one step, so a failed or
  * interrupted upload never leaves a file where a reader could find it. Attachments are keyed by
- * their UUID, package blobs by their SHA-256 (content-addressed: placing the same content twice
- * leaves one file).
+ * their UUID, package blobs and LFS objects by their SHA-256 (content-addressed: placing the same
+ * content twice leaves one file).
  */
 import { Context, type Effect, Schema, type Scope, type Stream } from "effect"
 import type { NotFound } from "../errors.ts"
 
-export type BlobArea = "attachments" | "packages"
+export type BlobArea = "attachments" | "packages" | "lfs"
 
 export interface BlobKey {
   readonly area: BlobArea
-  /** An attachment's UUID or a package blob's SHA-256 (lower-case hex). */
+  /** An attachment's UUID, a package blob's or an LFS object's SHA-256 (lower-case hex). */
   readonly name: string
 }
 
@@ -81,3 +81,4 @@ export class BlobStorage extends Context.Service<BlobStorage, {
 
 export const attachmentKey = (uuid: string): BlobKey => ({ area: "attachments", name: uuid })
 export const packageBlobKey = (sha256: string): BlobKey => ({ area: "packages", name: sha256 })
+export const lfsObjectKey = (oid: string): BlobKey => ({ area: "lfs", name: oid })

@@ -39,6 +39,13 @@ const totals = [
     repair: `UPDATE repositories r SET attachments_size = coalesce((SELECT sum(size) FROM attachments a WHERE a.repo_id = r.id), 0)`
   },
   {
+    total: "repositories.lfs_size",
+    query: `SELECT r.id::text AS key, r.lfs_size::text AS kept, coalesce(l.size, 0)::text AS fresh
+      FROM repositories r LEFT JOIN (SELECT repo_id, sum(size) AS size FROM lfs_references GROUP BY repo_id) l ON l.repo_id = r.id
+      WHERE r.lfs_size <> coalesce(l.size, 0)`,
+    repair: `UPDATE repositories r SET lfs_size = coalesce((SELECT sum(size) FROM lfs_references l WHERE l.repo_id = r.id), 0)`
+  },
+  {
     total: "repositories.attachments_count",
     query: `SELECT r.id::text AS key, r.attachments_count::text AS kept, coalesce(a.items, 0)::text AS fresh
       FROM repositories r LEFT JOIN (SELECT repo_id, count(*) AS items FROM attachments GROUP BY repo_id) a ON a.repo_id = r.id

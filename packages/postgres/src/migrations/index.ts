@@ -16,6 +16,7 @@ import conditionalRequests from "./0013_conditional_requests.ts"
 import signinFailures from "./0014_signin_failures.ts"
 import jobFairness from "./0015_job_fairness.ts"
 import deployKeys from "./0017_deploy_keys.ts"
+import lfs from "./0018_lfs.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -33,7 +34,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0013_conditional_requests": conditionalRequests,
   "0014_signin_failures": signinFailures,
   "0015_job_fairness": jobFairness,
-  "0017_deploy_keys": deployKeys
+  "0017_deploy_keys": deployKeys,
+  "0018_lfs": lfs
 })
 
 export const layer = Migrations.layer(loader)

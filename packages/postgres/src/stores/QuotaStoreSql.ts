@@ -255,13 +255,15 @@ export const layer = Layer.effect(
       groupsOf: (ownerId) =>
         Effect.orDie(groupsWhere(sql`g.name IN (SELECT group_name FROM quota_group_users WHERE user_id = ${ownerId})`)),
 
-      // The totals kept on write (migration 0007): one row per repository of the owner, from
-      // repositories_owner_usage, plus the owner's unlinked packages. LFS objects and artifacts have
-      // no tables yet; their leaves stay 0 until the issues that record them add their totals here.
+      // The totals kept on write (migrations 0007 and 0018): one row per repository of the owner,
+      // plus the owner's unlinked packages. Artifacts have no table yet; their leaf stays 0 until
+      // the issue that records them adds its total here. LFS counts once per referencing
+      // repository, as Forgejo's lfs_size does.
       usageOf: (ownerId) =>
-        sql<{ repos_public: unknown; repos_private: unknown; attachments_releases: unknown; packages: unknown }>`SELECT
+        sql<{ repos_public: unknown; repos_private: unknown; git_lfs: unknown; attachments_releases: unknown; packages: unknown }>`SELECT
             COALESCE(sum(size) FILTER (WHERE NOT is_private), 0) AS repos_public,
             COALESCE(sum(size) FILTER (WHERE is_private), 0) AS repos_private,
+            COALESCE(sum(lfs_size), 0) AS git_lfs,
             COALESCE(sum(attachments_size), 0) AS attachments_releases,
             COALESCE(sum(packages_size), 0)
               + COALESCE((SELECT size FROM unlinked_package_usage WHERE owner_id = ${ownerId}), 0) AS packages
@@ -270,6 +272,7 @@ export const layer = Layer.effect(
             ...emptyUsage,
             reposPublic: int(row?.repos_public ?? 0),
             reposPrivate: int(row?.repos_private ?? 0),
+            gitLfs: int(row?.git_lfs ?? 0),
             attachmentsReleases: int(row?.attachments_releases ?? 0),
             packages: int(row?.packages ?? 0)
           })),

@@ -4,7 +4,7 @@
  * random sequences of uploads and deletions through the stores, and the writes foreign keys and
  * future features make without them (repository and account deletion cascades, package links,
  * repository transfers), across the repositories of a user, of an organization and of an account
- * that gets deleted; and concurrent uploads adding up exactly. One database for the file: every
+ * that gets deleted; LFS references added, removed and copied by forks; and concurrent uploads adding up exactly. One database for the file: every
  * run keeps what the previous ones left.
  */
 import { assert, layer } from "@effect/vitest"
@@ -12,6 +12,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
+import { LfsStore } from "@kiln/domain/lfs/LfsStore"
 import type { PackageCoordinates } from "@kiln/domain/package/Package"
 import { PackageStore } from "@kiln/domain/package/PackageStore"
 import { QuotaStore } from "@kiln/domain/quota/QuotaStore"
@@ -19,6 +20,7 @@ import { ReleaseStore } from "@kiln/domain/release/ReleaseStore"
 import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { layer as migrations } from "../../src/migrations/index.ts"
+import * as LfsStoreSql from "../../src/stores/LfsStoreSql.ts"
 import * as PackageStoreSql from "../../src/stores/PackageStoreSql.ts"
 import * as QuotaStoreSql from "../../src/stores/QuotaStoreSql.ts"
 import * as ReleaseStoreSql from "../../src/stores/ReleaseStoreSql.ts"
@@ -30,6 +32,7 @@ import { driftedTotals, freshLists, freshUsage } from "./UsageTotalsChecks.ts"
 
 const Database = migrations.pipe(Layer.provideMerge(TestDatabase.layer))
 const Stores = Layer.mergeAll(
+  LfsStoreSql.layer,
   PackageStoreSql.layer,
   QuotaStoreSql.layer,
   ReleaseStoreSql.layer,
@@ -110,6 +113,9 @@ type Step =
   | { readonly _tag: "deleteRepository"; readonly repo: number }
   | { readonly _tag: "transferRepository"; readonly repo: number; readonly owner: number }
   | { readonly _tag: "deleteAccount" }
+  | { readonly _tag: "lfsUpload"; readonly repo: number; readonly object: number; readonly size: number }
+  | { readonly _tag: "lfsUnreference"; readonly reference: number }
+  | { readonly _tag: "fork"; readonly repo: number; readonly owner: number }
 
 const index = fc.nat({ max: 1000 })
 const size = fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 2 ** 32, max: 2 ** 40 }))
@@ -136,7 +142,13 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ _tag: fc.constant("link" as const), pkg: index, repo: fc.option(index) }),
   fc.record({ _tag: fc.constant("deleteRepository" as const), repo: index }),
   fc.record({ _tag: fc.constant("transferRepository" as const), repo: index, owner: index }),
-  fc.record({ _tag: fc.constant("deleteAccount" as const) })
+  fc.record({ _tag: fc.constant("deleteAccount" as const) }),
+  {
+    arbitrary: fc.record({ _tag: fc.constant("lfsUpload" as const), repo: index, object: fc.nat({ max: 6 }), size }),
+    weight: 5
+  },
+  fc.record({ _tag: fc.constant("lfsUnreference" as const), reference: index }),
+  fc.record({ _tag: fc.constant("fork" as const), repo: index, owner: index })
 )
 
 const ownerOf = (owners: Owners, choice: number) => [owners.user, owners.org, owners.doomed][choice % 3] ?? owners.user
@@ -152,6 +164,7 @@ const run = (owners: Owners, next: Step) =>
     const packages = yield* PackageStore
     const repositories = yield* RepositoryStore
     const users = yield* UserStore
+    const lfs = yield* LfsStore
     const everyOwner = [owners.user, owners.org, owners.doomed]
     const ownedRepositories = ids(sql`SELECT id FROM repositories WHERE owner_id = ANY(${everyOwner}::bigint[]) ORDER BY id`)
     const coordinates = (row: { owner_id: unknown; name: string; version: string }): PackageCoordinates => ({
@@ -254,6 +267,33 @@ const run = (owners: Owners, next: Step) =>
         owners.doomed = yield* account("individual")
         return
       }
+      case "lfsUpload": {
+        // As an upload completes: the object claimed (kept with its first size), then referenced.
+        const repo = pick(yield* ownedRepositories, next.repo)
+        if (repo === undefined) return
+        const object = { oid: next.object.toString(16).padStart(64, "0"), size: next.size }
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* lfs.claim(object, 1)
+          yield* lfs.addReference(repo, object, 1)
+        }))
+        return
+      }
+      case "lfsUnreference": {
+        const row = pick(yield* sql<{ repo_id: unknown; oid: string }>`SELECT repo_id, oid FROM lfs_references
+          ORDER BY repo_id, oid`, next.reference)
+        if (row !== undefined) yield* lfs.removeReference(int(row.repo_id), row.oid)
+        return
+      }
+      case "fork": {
+        // As a fork's row is inserted: it starts with its base's references (migration 0018).
+        const base = pick(yield* ownedRepositories, next.repo)
+        if (base === undefined) return
+        const name = fresh("fork")
+        yield* sql`INSERT INTO repositories (owner_id, name, lower_name, default_branch, wiki_branch, size, units,
+            is_fork, fork_id, created_at, updated_at)
+          VALUES (${ownerOf(owners, next.owner)}, ${name}, ${name}, 'main', 'main', 0, '{}'::jsonb, true, ${base}, 0, 0)`
+        return
+      }
     }
   }).pipe(Effect.orDie)
 
@@ -289,8 +329,10 @@ layer(Stores.pipe(Layer.provideMerge(Database)), { timeout: "600 seconds" })("us
       /** The kinds of step that changed some owner's attachment or package bytes at least once. */
       const effective = new Set<Step["_tag"]>()
       const assetBytes = Effect.forEach([owners.user, owners.org, owners.doomed], (owner) =>
-        Effect.map(Effect.orDie(freshUsage(owner)), (usage) => [usage.attachmentsReleases, usage.packages]))
-      const context = yield* Effect.context<SqlClient.SqlClient | ReleaseStore | PackageStore | RepositoryStore | UserStore | QuotaStore>()
+        Effect.map(Effect.orDie(freshUsage(owner)), (usage) => [usage.attachmentsReleases, usage.packages, usage.gitLfs]))
+      const context = yield* Effect.context<
+        SqlClient.SqlClient | ReleaseStore | PackageStore | RepositoryStore | UserStore | QuotaStore | LfsStore
+      >()
       const runSteps = (steps: ReadonlyArray<Step>) =>
         Effect.runPromiseWith(context)(Effect.gen(function*() {
           for (const next of steps) {
@@ -305,7 +347,7 @@ layer(Stores.pipe(Layer.provideMerge(Database)), { timeout: "600 seconds" })("us
       // Every kind of step that can move bytes did, so the runs checked what they claim to.
       const moving: ReadonlyArray<Step["_tag"]> = [
         "attach", "detach", "deleteRelease", "upload", "deleteFile", "deleteVersion", "link", "deleteRepository",
-        "transferRepository", "deleteAccount"
+        "transferRepository", "deleteAccount", "lfsUpload", "lfsUnreference", "fork"
       ]
       assert.deepStrictEqual(moving.filter((tag) => !effective.has(tag)), [], "kinds of step that never moved bytes")
     })))

@@ -12,9 +12,11 @@ import { int } from "../../src/stores/Rows.ts"
 export const freshUsage = (ownerId: number) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ repos_public: unknown; repos_private: unknown; attachments: unknown; packages: unknown }>`SELECT
+    const [row] = yield* sql<{ repos_public: unknown; repos_private: unknown; lfs: unknown; attachments: unknown; packages: unknown }>`SELECT
         (SELECT COALESCE(sum(size) FILTER (WHERE NOT is_private), 0) FROM repositories WHERE owner_id = ${ownerId}) AS repos_public,
         (SELECT COALESCE(sum(size) FILTER (WHERE is_private), 0) FROM repositories WHERE owner_id = ${ownerId}) AS repos_private,
+        (SELECT COALESCE(sum(o.size), 0) FROM repositories r JOIN lfs_references l ON l.repo_id = r.id
+          JOIN lfs_objects o ON o.oid = l.oid WHERE r.owner_id = ${ownerId}) AS lfs,
         (SELECT COALESCE(sum(a.size), 0) FROM repositories r JOIN attachments a ON a.repo_id = r.id
           WHERE r.owner_id = ${ownerId}) AS attachments,
         (SELECT COALESCE(sum(f.size), 0) FROM packages p
@@ -26,6 +28,7 @@ export const freshUsage = (ownerId: number) =>
       ...emptyUsage,
       reposPublic: int(row?.repos_public),
       reposPrivate: int(row?.repos_private),
+      gitLfs: int(row?.lfs),
       attachmentsReleases: int(row?.attachments),
       packages: int(row?.packages)
     } satisfies Usage
@@ -61,6 +64,8 @@ export const driftedTotals = Effect.gen(function*() {
         OR r.attachments_count <> (SELECT count(*) FROM attachments a WHERE a.repo_id = r.id)
     UNION ALL SELECT 'attachment ' || a.id || ' owner' FROM attachments a JOIN repositories r ON r.id = a.repo_id
       WHERE a.owner_id <> r.owner_id
+    UNION ALL SELECT 'repository ' || r.id || ' lfs' FROM repositories r
+      WHERE r.lfs_size <> (SELECT COALESCE(sum(size), 0) FROM lfs_references l WHERE l.repo_id = r.id)
     UNION ALL SELECT 'repository ' || r.id || ' packages' FROM repositories r
       WHERE r.packages_size <> (SELECT COALESCE(sum(size), 0) FROM packages p WHERE p.repo_id = r.id)
     UNION ALL SELECT 'version ' || v.id FROM package_versions v
