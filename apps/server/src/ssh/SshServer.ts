@@ -76,7 +76,8 @@ export const make = Effect.gen(function*() {
     state.idleTimer = undefined
     if (state.running.size > 0) return
     if (stopping) {
-      state.client?.end()
+      // Once its channels closed: an exited git's last output may still be on its way.
+      if (state.sessions === 0) state.client?.end()
       return
     }
     if (idleMillis > 0) state.idleTimer = setTimeout(() => state.client?.end(), idleMillis)
@@ -128,6 +129,7 @@ export const make = Effect.gen(function*() {
         const session = accept()
         session.once("close", () => {
           state.sessions -= 1
+          watchIdle(state)
         })
         serveSession(state, session, keyId)
       })
