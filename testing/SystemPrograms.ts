@@ -18,6 +18,9 @@ export const REQUIRED_PROGRAMS: ReadonlyArray<SystemProgram> = [
   { command: "git", aptPackage: "git" },
   { command: "gpg", aptPackage: "gnupg" },
   { command: "ssh-keygen", aptPackage: "openssh-client" },
+  // git over SSH is tested with the real client; the bench compares Kiln's SSH server with sshd.
+  { command: "ssh", aptPackage: "openssh-client" },
+  { command: "sshd", aptPackage: "openssh-server" },
   // The Swagger UI test launches /usr/bin/chromium, which Debian's package provides.
   { command: "chromium", aptPackage: "chromium" }
 ]
