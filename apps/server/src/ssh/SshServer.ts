@@ -83,7 +83,14 @@ export const make = Effect.gen(function*() {
     if (idleMillis > 0) state.idleTimer = setTimeout(() => state.client?.end(), idleMillis)
   }
 
-  const ssh = new ssh2.Server({ hostKeys: [...hostKeys], ident: "Kiln" })
+  const ssh = new ssh2.Server({
+    hostKeys: [...hostKeys],
+    ident: "Kiln",
+    // OpenSSH's client asks for chacha20-poly1305 first, which ssh2 runs in JavaScript without its
+    // optional native binding: offering only AES (OpenSSL's, accelerated) keeps a clone's
+    // encryption off the event loop's CPU.
+    algorithms: { cipher: ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr"] }
+  })
 
   const authenticate = (state: ConnectionState, client: Connection) => {
     let attempts = 0
