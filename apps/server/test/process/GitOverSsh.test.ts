@@ -88,6 +88,13 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
       const branch = await api("GET", `/repos/root/forms/branches/v${version}`)
       assert.strictEqual((branch.json as { commit: { id: string } }).commit.id, head)
     }
+    // Protocol v2 is negotiated through GIT_PROTOCOL (v0 without it).
+    const traced = (version: string) =>
+      runProgram("git", ["-c", `protocol.version=${version}`, "ls-remote", `ssh://git@127.0.0.1:${sshPort}/root/forms.git`], {
+        env: { ...git.env, GIT_TRACE_PACKET: "1" }
+      })
+    assert.match((await traced("2")).stderr, /< version 2\n/)
+    assert.notMatch((await traced("0")).stderr, /< version 2\n/)
     // git-upload-archive reads too.
     const archived = await git.run(["archive", `--remote=ssh://git@127.0.0.1:${sshPort}/root/forms.git`, "-o", join(git.home, "a.tar"), "HEAD"])
     assert.strictEqual(archived.code, 0, archived.stderr)
