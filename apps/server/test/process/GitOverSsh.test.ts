@@ -126,6 +126,11 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
     assert.strictEqual(unknown.code, 1)
     assert.strictEqual(unknown.stderr, "Kiln: Cannot find repository: root/nothing\n")
 
+    // git-lfs-authenticate goes to the LFS server when there is one; otherwise one line says so.
+    const lfs = await sshExec(owner, sshPort, ["git-lfs-authenticate", "root/guarded.git", "download"])
+    if (lfs.code === 0) assert.property(JSON.parse(lfs.stdout) as object, "href")
+    else assert.strictEqual(lfs.stderr, "Kiln: LFS authentication request over SSH denied, LFS support is disabled\n")
+
     const temporary = makeKeyPair()
     const added = await api("POST", "/admin/users/root/keys", { title: "temporary", key: temporary.publicKey })
     assert.strictEqual(added.status, 201)
