@@ -20,6 +20,7 @@ import * as PasswordScenario from "./scenarios/PasswordScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
 import * as ReposScenario from "./scenarios/ReposScenario.ts"
 import * as ScaleScenario from "./scenarios/ScaleScenario.ts"
+import * as SshScenario from "./scenarios/SshScenario.ts"
 import * as UsersScenario from "./scenarios/UsersScenario.ts"
 import * as WebhooksScenario from "./scenarios/WebhooksScenario.ts"
 
@@ -35,7 +36,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   BackupScenario.scenario,
   WebhooksScenario.scenario,
   PasswordScenario.scenario,
-  MemoryScenario.scenario
+  MemoryScenario.scenario,
+  SshScenario.scenario
 ]
 
 const usage = `pnpm bench -- [options]
