@@ -14,6 +14,7 @@ import * as ArchiveScenario from "./scenarios/ArchiveScenario.ts"
 import * as ConditionalScenario from "./scenarios/ConditionalScenario.ts"
 import * as BackupScenario from "./scenarios/BackupScenario.ts"
 import * as GitScenario from "./scenarios/GitScenario.ts"
+import * as LfsScenario from "./scenarios/LfsScenario.ts"
 import * as MarkdownScenario from "./scenarios/MarkdownScenario.ts"
 import * as PasswordScenario from "./scenarios/PasswordScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
@@ -33,7 +34,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   ConditionalScenario.scenario,
   BackupScenario.scenario,
   WebhooksScenario.scenario,
-  PasswordScenario.scenario
+  PasswordScenario.scenario,
+  LfsScenario.scenario
 ]
 
 const usage = `pnpm bench -- [options]

@@ -159,7 +159,7 @@ export const layer: Layer.Layer<
 
     const receive = <E>(pointer: LfsPointer, content: Stream.Stream<Uint8Array, E>) =>
       Effect.gen(function*() {
-        const staged = yield* blobs.receive(content, pointer.size).pipe(
+        const staged = yield* blobs.receive(content, pointer.size, "sha256").pipe(
           Effect.catchIf((error): error is BlobTooLarge => error instanceof BlobTooLarge, () =>
             Effect.fail(new LfsContentMismatch({ message: SIZE_MISMATCH })))
         )
