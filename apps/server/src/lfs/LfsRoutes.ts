@@ -29,6 +29,7 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { fileResponse } from "../handlers/BlobResponse.ts"
 import { parseAuthorization } from "../http/Authentication.ts"
 import { jsonTextProblem } from "../http/bodies/JsonTextScan.ts"
+import { isStorableText } from "../http/TextInputGuard.ts"
 import { reserve } from "../http/ratelimit/Admission.ts"
 import { RateLimiter } from "../http/ratelimit/RateLimiter.ts"
 import { retryAfter, signInOrigin } from "../http/SignInThrottling.ts"
@@ -65,7 +66,6 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const locks = yield* LfsLocks
   const tokens = yield* LfsTokens
   const limiter = yield* RateLimiter
-  const basePath = new URL(config.rootUrl).pathname.replace(/\/$/, "")
 
   const unauthorized = (message = "Unauthorized") => lfsMessage(401, message, { "www-authenticate": REALM, "lfs-authenticate": REALM })
 
@@ -277,6 +277,8 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     const request = yield* HttpServerRequest.HttpServerRequest
     const { target } = yield* open("read", { signedIn: true, message: "You must have pull access to list locks" })
     const url = new URL(request.url, "http://internal")
+    // Query values reach the database: text PostgreSQL cannot store names no lock.
+    if ([...url.searchParams.values()].some((value) => !isStorableText(value))) return lfsJson(200, { locks: [] })
     return yield* locks.list(target, {
       ...pageRequest(url),
       id: url.searchParams.get("id") ?? undefined,
@@ -346,5 +348,4 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
 
   // Anything else under the LFS API: Forgejo's NotFound.
   yield* router.add("*", `${prefix}/*`, Effect.succeed(lfsStatus(404)))
-  void basePath
 }))
