@@ -536,4 +536,16 @@ describe("Git LFS API", () => {
         }
       }))
   })
+
+  layer(TestServer.layer({ lfs: { ...TestServer.testSettings().lfs, enabled: false } }), { timeout: "120 seconds" })("disabled", (it) => {
+    it.effect("KILN_LFS_ENABLED=false: the LFS paths name nothing (404)", () =>
+      Effect.gen(function*() {
+        const rae = yield* createUser("rae")
+        yield* createRepo(rae.auth, "plain")
+        const item = object(10)
+        const asked = yield* batch("rae/plain", "upload", [{ oid: item.oid, size: item.size }], rae.auth)
+        assert.strictEqual(asked.status, 404)
+        assert.strictEqual((yield* upload("rae/plain", item, rae.auth)).status, 404)
+      }))
+  })
 })
