@@ -15,6 +15,7 @@ import * as ConditionalScenario from "./scenarios/ConditionalScenario.ts"
 import * as BackupScenario from "./scenarios/BackupScenario.ts"
 import * as GitScenario from "./scenarios/GitScenario.ts"
 import * as LfsScenario from "./scenarios/LfsScenario.ts"
+import * as MemoryScenario from "./scenarios/MemoryScenario.ts"
 import * as MarkdownScenario from "./scenarios/MarkdownScenario.ts"
 import * as PasswordScenario from "./scenarios/PasswordScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
@@ -35,6 +36,7 @@ const scenarios: ReadonlyArray<Scenario> = [
   BackupScenario.scenario,
   WebhooksScenario.scenario,
   PasswordScenario.scenario,
+  MemoryScenario.scenario,
   LfsScenario.scenario
 ]
 

@@ -4,9 +4,9 @@
  *
  * Run from its TypeScript sources, the server holds ~210 MB at rest on a PostgreSQL server: Node's
  * type stripper (~17 MB), the source text and module records of ~1,500 modules, and a young
- * generation grown during that start-up. Bundled it holds ~110-130 MB. PGlite and editorconfig stay
+ * generation grown during that start-up. Bundled it holds ~110-130 MB. PGlite, editorconfig and ssh2 stay
  * outside the bundle, resolved in the installed packages: they load WebAssembly and data files from
- * beside their own modules.
+ * beside their own modules (ssh2: its optional native bindings).
  *
  * `dist/` holds `main.js` (the server), `kiln.js` (the command line, `pnpm kiln`: it starts in
  * about a third of the time its sources take), `RenderWorker.js` (the markdown worker, which WorkerPool
@@ -42,7 +42,7 @@ export const bundleServer = async (): Promise<void> => {
       PgliteTemplates: at("./PgliteTemplates.ts")
     },
     platform: "node",
-    external: [/^@electric-sql\/pglite(\/|$)/, "editorconfig"],
+    external: [/^@electric-sql\/pglite(\/|$)/, "editorconfig", "ssh2"],
     logLevel: "warn",
     output: {
       dir: dist,

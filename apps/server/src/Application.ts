@@ -23,6 +23,8 @@ import * as PasswordDerivations from "@kiln/domain/auth/PasswordDerivations"
 import { SignInLimits, WAITING_SIGN_INS_PER_TURN } from "@kiln/domain/auth/SignInLimits"
 import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
+import * as DeployKeys from "@kiln/domain/repo/DeployKeys"
+import * as SshIdentities from "@kiln/domain/ssh/SshIdentities"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import * as UnadoptedRepositories from "@kiln/domain/repo/UnadoptedRepositories"
 import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
@@ -44,6 +46,8 @@ import * as Coordination from "@kiln/postgres/coordination/Coordination"
 import * as AccessTokenStoreSql from "@kiln/postgres/stores/AccessTokenStoreSql"
 import * as BranchStoreSql from "@kiln/postgres/stores/BranchStoreSql"
 import * as CommitStatusStoreSql from "@kiln/postgres/stores/CommitStatusStoreSql"
+import * as DeployKeyStoreSql from "@kiln/postgres/stores/DeployKeyStoreSql"
+import * as SshKeyStoreSql from "@kiln/postgres/stores/SshKeyStoreSql"
 import * as LfsStoreSql from "@kiln/postgres/stores/LfsStoreSql"
 import * as OrganizationStoreSql from "@kiln/postgres/stores/OrganizationStoreSql"
 import * as PackageStoreSql from "@kiln/postgres/stores/PackageStoreSql"
@@ -83,7 +87,7 @@ const AccountStores = SignInCache.forgettingStores.pipe(
 /** Failed sign-ins in the database, the keys that may be failing known in every process (through Changes). */
 const SignInFailures = KnownFailures.followingStore.pipe(Layer.provide(SignInFailureStoreSql.layer))
 
-export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, SignInFailures)
+export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, DeployKeyStoreSql.layer, SshKeyStoreSql.layer, SignInFailures)
   .pipe(Layer.merge(Layer.mergeAll(
     // Organizations are user rows, written through the same UserStore.
     OrganizationStoreSql.layer.pipe(Layer.provide(UserStoreSql.layer)),
@@ -269,6 +273,8 @@ const PasswordDerivationsLive = PasswordDerivations.layer.pipe(Layer.provide(Sig
 export const Services = Layer.mergeAll(
   UserAccounts.layer.pipe(Layer.provide(PasswordDerivationsLive)),
   PublicKeys.layer,
+  // Who an SSH key speaks for, for both SSH transports.
+  SshIdentities.layer,
   AccessTokens.layer,
   Authentication.layer.pipe(Layer.provide(Layer.merge(SignInLimitsLive, PasswordDerivationsLive)))
 )
@@ -276,6 +282,7 @@ export const Services = Layer.mergeAll(
   .pipe(Layer.merge(WebhooksLive))
   .pipe(Layer.merge(Layer.provideMerge(QuotaEnforcement.layer, QuotaService.layer).pipe(Layer.provide(QuotaSettings))))
   .pipe(Layer.merge(RepositoriesLive))
+  .pipe(Layer.merge(DeployKeys.layer.pipe(Layer.provide(RepositoriesLive))))
   .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
   .pipe(Layer.merge(RepositoryContent))
   .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))

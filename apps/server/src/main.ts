@@ -9,6 +9,9 @@ import * as KilnConfig from "./config/KilnConfig.ts"
 import { createNodeServer } from "./http/NodeServer.ts"
 import * as KilnServer from "./KilnServer.ts"
 import * as ProcessFailures from "./platform/ProcessFailures.ts"
+import * as ServSocket from "./ssh/ServSocket.ts"
+import * as SshServer from "./ssh/SshServer.ts"
+import * as ServerMetrics from "./metrics/ServerMetrics.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
@@ -22,7 +25,11 @@ const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   })
 }))
 
-export const ServerLive = KilnServer.compose(HttpServerLive).pipe(
+export const ServerLive = Layer.merge(SshServer.layer, ServSocket.layer).pipe(
+  // The built-in SSH server over the same application (KILN_SSH_PORT; none when 0), and the socket
+  // through which `kiln serv` reaches this process on the embedded database.
+  Layer.provideMerge(KilnServer.compose(HttpServerLive)),
+  Layer.provide(ServerMetrics.layer),
   Layer.provideMerge(KilnConfig.layer),
   Layer.merge(ArrayBufferReclaimer.layer()),
   // Logs an unhandled rejection and keeps serving; logs an uncaught exception and exits 1.

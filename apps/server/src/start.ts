@@ -4,6 +4,9 @@
  * too old to run it.
  */
 import { exitIfTooOld } from "./NodeVersionGate.ts"
+import { relaunchWithBaselineWasmCompiler } from "./platform/BaselineWasmCompiler.ts"
 
 exitIfTooOld()
+// Before anything else loads: it runs the process again (BaselineWasmCompiler.ts).
+relaunchWithBaselineWasmCompiler()
 await import("./main.ts")

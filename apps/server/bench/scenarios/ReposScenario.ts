@@ -52,8 +52,8 @@ const keywords = [
 
 const units = JSON.stringify({ enabled: ["repo.code", "repo.issues", "repo.pulls", "repo.releases", "repo.wiki"] })
 
-/** Inserts `count` repositories over the first 1,000 seeded users straight into the table in one statement (the disk is not involved in reads). */
-export const seedRepositories = (location: BenchDatabase.DatabaseLocation, count: number) => {
+/** Inserts `count` repositories over the first `owners` seeded users straight into the table in one statement (the disk is not involved in reads). */
+export const seedRepositories = (location: BenchDatabase.DatabaseLocation, count: number, owners = OWNERS) => {
   const program = Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`INSERT INTO repositories (owner_id, name, lower_name, description, default_branch, wiki_branch,
@@ -63,7 +63,7 @@ export const seedRepositories = (location: BenchDatabase.DatabaseLocation, count
       FROM generate_series(1, ${count}) AS g
       CROSS JOIN LATERAL (SELECT 'repo-' || g || CASE WHEN g % 10 = 0 THEN '-common' ELSE '' END
         || CASE WHEN g % 10000 = 7 THEN '-zebra' ELSE '' END AS name) n
-      JOIN users o ON o.lower_name = 'bench-user-' || lpad(((g - 1) % ${OWNERS} + 1)::text, 5, '0')`
+      JOIN users o ON o.lower_name = 'bench-user-' || lpad(((g - 1) % ${owners} + 1)::text, 5, '0')`
     // Statistics as a running instance has them: autovacuum has not visited the fresh tables yet (and
     // is off on some test servers). The users' matter too: without them Postgres guesses that the
     // hidden-owner anti-join drops nearly every repository, and plans the common keyword's page as a

@@ -22,6 +22,7 @@ import { UserQuotaApi } from "./QuotaUsageApi.ts"
 import { UsersApi } from "./UsersApi.ts"
 import { OrgReposApi } from "./OrgReposApi.ts"
 import { RepoHooksApi } from "./RepoHooksApi.ts"
+import { RepoKeysApi } from "./RepoKeysApi.ts"
 import { ReposApi } from "./ReposApi.ts"
 import { UserReposApi } from "./UserReposApi.ts"
 
@@ -33,7 +34,7 @@ export class Api extends HttpApi.make("kiln")
   .add(QuotaAdminApi, UserQuotaApi)
   .add(OrgQuotaApi)
   .add(ReposApi, UserReposApi, OrgReposApi)
-  .add(BranchesApi, CommitStatusesApi, RepoHooksApi)
+  .add(BranchesApi, CommitStatusesApi, RepoHooksApi, RepoKeysApi)
   .add(ArchiveApi, EditorConfigApi, ForkApi, MigrateApi)
   .add(ReleasesApi, PackagesApi)
   .middleware(BindingErrors)

@@ -13,6 +13,7 @@ import * as Application from "../Application.ts"
 import { dumpCommand, restoreCommand } from "./BackupCommands.ts"
 import { userFacing } from "./CommandFailure.ts"
 import { doctorCommand } from "./DoctorCommand.ts"
+import { keysCommand, servCommand } from "./SshCommands.ts"
 import * as KilnConfig from "../config/KilnConfig.ts"
 import * as Database from "../Database.ts"
 import { KILN_VERSION } from "../KilnVersion.ts"
@@ -70,6 +71,6 @@ const list = Command.make(
 
 const user = Command.make("user").pipe(Command.withSubcommands([create, list]), Command.withDescription("Manage users"))
 const admin = Command.make("admin").pipe(Command.withSubcommands([user]), Command.withDescription("Administration"))
-const kiln = Command.make("kiln").pipe(Command.withSubcommands([admin, dumpCommand, restoreCommand, doctorCommand]), Command.withDescription("Kiln's command line"))
+const kiln = Command.make("kiln").pipe(Command.withSubcommands([admin, dumpCommand, restoreCommand, doctorCommand, keysCommand, servCommand]), Command.withDescription("Kiln's command line"))
 
 kiln.pipe(Command.run({ version: KILN_VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

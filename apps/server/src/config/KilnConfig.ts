@@ -80,8 +80,29 @@ export interface KilnSettings {
   readonly metricsToken: Option.Option<Redacted.Redacted<string>>
   /** KILN_WEBHOOK_*: delivery timeout, retries, history and allowed targets (durations in milliseconds). */
   readonly webhook: WebhookSettingsShape
+  /** KILN_SSH_*: the built-in SSH server and the `ssh_url` of repositories. */
+  readonly ssh: SshSettings
   /** KILN_LFS_*: the Git LFS API. */
   readonly lfs: LfsSettingsShape
+}
+
+export interface SshSettings {
+  /** Listen port; 0: no built-in SSH server. */
+  readonly port: number
+  readonly host: string
+  /** Host in `ssh_url`. */
+  readonly domain: string
+  /** Port in `ssh_url` (22 gives the short `user@host:owner/repo.git` form). */
+  readonly externalPort: number
+  /** User in `ssh_url`. */
+  readonly user: string
+  /** Host key files given by the operator; none: Ed25519 and RSA keys generated into the data directory. */
+  readonly hostKeys: ReadonlyArray<string>
+  /** Connections not yet signed in, overall and from one address; more are closed at once. */
+  readonly maxUnauthenticated: number
+  readonly maxUnauthenticatedPerAddress: number
+  /** Seconds a connection has to sign in. */
+  readonly authTimeoutSeconds: number
 }
 
 export interface CorsSettings {
@@ -222,6 +243,20 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   if (metricsToken !== undefined && Option.isSome(metricsToken) && Redacted.value(metricsToken.value).trim() === "") {
     problems.push("KILN_METRICS_TOKEN: must not be empty (leave it unset to turn /metrics off)")
   }
+  const sshPort = yield* readEach(problems, "KILN_SSH_PORT", count("KILN_SSH_PORT", 2222))
+  if (sshPort !== undefined && sshPort > 65_535) problems.push(`KILN_SSH_PORT: not a port: ${sshPort}`)
+  const sshHost = yield* readEach(problems, "KILN_SSH_HOST", Config.option(Config.String("KILN_SSH_HOST")))
+  const sshDomain = yield* readEach(problems, "KILN_SSH_DOMAIN", Config.option(Config.String("KILN_SSH_DOMAIN")))
+  const sshExternalPort = yield* readEach(problems, "KILN_SSH_EXTERNAL_PORT", Config.option(Config.Port("KILN_SSH_EXTERNAL_PORT")))
+  const sshUser = yield* readEach(problems, "KILN_SSH_USER", Config.String("KILN_SSH_USER").pipe(Config.withDefault("git")))
+  const sshHostKeys = yield* readEach(problems, "KILN_SSH_HOST_KEYS", Config.String("KILN_SSH_HOST_KEYS").pipe(Config.withDefault("")))
+  const sshMaxUnauthenticated = yield* readEach(problems, "KILN_SSH_MAX_UNAUTHENTICATED", positiveCount("KILN_SSH_MAX_UNAUTHENTICATED", 64))
+  const sshMaxUnauthenticatedPerAddress = yield* readEach(
+    problems,
+    "KILN_SSH_MAX_UNAUTHENTICATED_PER_ADDRESS",
+    positiveCount("KILN_SSH_MAX_UNAUTHENTICATED_PER_ADDRESS", 8)
+  )
+  const sshAuthTimeout = yield* readEach(problems, "KILN_SSH_AUTH_TIMEOUT", positiveCount("KILN_SSH_AUTH_TIMEOUT", 30))
   const webhookTimeout = yield* readEach(problems, "KILN_WEBHOOK_DELIVER_TIMEOUT", seconds("KILN_WEBHOOK_DELIVER_TIMEOUT", 5))
   const webhookRetryDelay = yield* readEach(problems, "KILN_WEBHOOK_RETRY_DELAY", seconds("KILN_WEBHOOK_RETRY_DELAY", 10))
   const webhookMaxAttempts = yield* readEach(problems, "KILN_WEBHOOK_MAX_ATTEMPTS", byteCount("KILN_WEBHOOK_MAX_ATTEMPTS", 8))
@@ -285,6 +320,9 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     metricsToken === undefined ||
     webhookTimeout === undefined || webhookRetryDelay === undefined || webhookMaxAttempts === undefined ||
     webhookHistoryDays === undefined || webhookAllowedHosts === undefined ||
+    sshPort === undefined || sshHost === undefined || sshDomain === undefined || sshExternalPort === undefined ||
+    sshUser === undefined || sshHostKeys === undefined || sshMaxUnauthenticated === undefined ||
+    sshMaxUnauthenticatedPerAddress === undefined || sshAuthTimeout === undefined ||
     lfsEnabled === undefined || lfsMaxFileSize === undefined || lfsMaxBatchSize === undefined || lfsLocksPageSize === undefined ||
     lfsCollectionGrace === undefined
   ) {
@@ -348,6 +386,18 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
       historyDays: webhookHistoryDays,
       // Forgejo's empty list means the default.
       allowedHosts: webhookAllowedHosts.trim() === "" ? DEFAULT_ALLOWED_HOSTS : webhookAllowedHosts
+    },
+    ssh: {
+      port: sshPort,
+      host: Option.getOrElse(sshHost, () => httpHost),
+      domain: Option.getOrElse(sshDomain, () => new URL(rootUrl).hostname),
+      // Without a server of its own, Kiln's clone addresses name the standard port (the system's sshd).
+      externalPort: Option.getOrElse(sshExternalPort, () => sshPort === 0 ? 22 : sshPort),
+      user: sshUser,
+      hostKeys: list(sshHostKeys),
+      maxUnauthenticated: sshMaxUnauthenticated,
+      maxUnauthenticatedPerAddress: sshMaxUnauthenticatedPerAddress,
+      authTimeoutSeconds: sshAuthTimeout
     },
     lfs: {
       enabled: lfsEnabled,

@@ -32,7 +32,7 @@ export const AdminUsersHandlers = HttpApiBuilder.group(Api, "admin", Effect.fnUn
   const organizations = yield* Organizations
   const errors = yield* ApiErrors
   const config = yield* KilnConfig
-  const urls = siteUrls(config.rootUrl)
+  const urls = siteUrls(config.rootUrl, config.ssh)
   const privileged = (user: Parameters<typeof toUserJson>[0]) => toUserJson(user, urls, { signed: true, privileged: true })
   /** Path users are looked up by the generic user-assignment middleware: plain 404 shape. */
   const pathUser = (name: string) => Effect.mapError(accounts.byName(name), (e) => errors.notFoundPlain(e.message))

@@ -34,7 +34,7 @@ export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUn
   const accounts = yield* UserAccounts
   const errors = yield* ApiErrors
   const config = yield* KilnConfig
-  const urls = siteUrls(config.rootUrl)
+  const urls = siteUrls(config.rootUrl, config.ssh)
   /** Forgejo's `AppSubURL`: the root URL's path without the trailing slash. */
   const subPath = new URL(config.rootUrl).pathname.replace(/\/$/, "")
   const teams = yield* TeamHandlers

@@ -17,7 +17,7 @@ export const PackageHandlers = HttpApiBuilder.group(Api, "package", Effect.fnUnt
   const users = yield* UserStore
   const errors = yield* ApiErrors
   const config = yield* KilnConfig
-  const urls = siteUrls(config.rootUrl)
+  const urls = siteUrls(config.rootUrl, config.ssh)
 
   return handlers.handle("listPackages", ({ params, query }) =>
     Effect.gen(function*() {

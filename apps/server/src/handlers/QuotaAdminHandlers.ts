@@ -33,7 +33,7 @@ export const QuotaAdminHandlers = HttpApiBuilder.group(Api, "adminQuota", Effect
   const users = yield* UserStore
   const errors = yield* ApiErrors
   const config = yield* KilnConfig
-  const urls = siteUrls(config.rootUrl)
+  const urls = siteUrls(config.rootUrl, config.ssh)
 
   const failure = (error: NotFound | AlreadyExists | Invalid) => {
     switch (error._tag) {

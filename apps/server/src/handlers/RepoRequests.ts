@@ -42,7 +42,7 @@ export const makeRepoRequests = Effect.gen(function*() {
   const repositories = yield* Repositories
   const errors = yield* ApiErrors
   const config = yield* KilnConfig
-  const urls = siteUrls(config.rootUrl)
+  const urls = siteUrls(config.rootUrl, config.ssh)
 
   const publicOnlyFor = (caller: Caller["Service"]) =>
     Option.match(caller.principal, {

@@ -24,7 +24,7 @@ export const TeamHandlers = Effect.gen(function*() {
   const accounts = yield* UserAccounts
   const errors = yield* ApiErrors
   const config = yield* KilnConfig
-  const urls = siteUrls(config.rootUrl)
+  const urls = siteUrls(config.rootUrl, config.ssh)
   const repositories = yield* Repositories
   /** The repository of a team route, looked up in the team's organization whatever `{org}` says. */
   const teamRepository = (organization: User, name: string) =>

@@ -24,7 +24,7 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
   const tokens = yield* AccessTokens
   const errors = yield* ApiErrors
   const config = yield* KilnConfig
-  const urls = siteUrls(config.rootUrl)
+  const urls = siteUrls(config.rootUrl, config.ssh)
 
   const listKeys = (viewer: Option.Option<User>, owner: User | undefined, query: {
     readonly fingerprint?: string | undefined

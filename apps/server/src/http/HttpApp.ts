@@ -12,6 +12,7 @@ import { AdminUnadoptedHandlers } from "../handlers/AdminUnadoptedHandlers.ts"
 import { AdminUsersHandlers } from "../handlers/AdminUsersHandlers.ts"
 import { ArchiveHandlers } from "../handlers/ArchiveHandlers.ts"
 import { RepoHookHandlers } from "../handlers/RepoHookHandlers.ts"
+import { RepoKeyHandlers } from "../handlers/RepoKeyHandlers.ts"
 import { BranchHandlers } from "../handlers/BranchHandlers.ts"
 import { CommitStatusHandlers } from "../handlers/CommitStatusHandlers.ts"
 import { EditorConfigHandlers } from "../handlers/EditorConfigHandlers.ts"
@@ -71,7 +72,7 @@ const Handlers = Layer.mergeAll(MiscHandlers, AdminUsersHandlers, UsersHandlers)
   .pipe(Layer.merge(AdminUnadoptedHandlers))
 
 const RepoGroups = Layer.mergeAll(RepoHandlers, RepoUserHandlers, RepoOrgHandlers)
-const GitGroups = Layer.mergeAll(BranchHandlers, CommitStatusHandlers, RepoHookHandlers)
+const GitGroups = Layer.mergeAll(BranchHandlers, CommitStatusHandlers, RepoHookHandlers, RepoKeyHandlers)
 const ContentGroups = Layer.mergeAll(ArchiveHandlers, EditorConfigHandlers, ForkHandlers, MigrateHandlers)
   .pipe(Layer.provide(EditorConfigMatcherLive.layer))
 const AssetGroups = Layer.mergeAll(ReleaseHandlers, PackageHandlers)

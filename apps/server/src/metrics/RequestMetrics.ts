@@ -60,7 +60,11 @@ export const measure = (metrics: typeof ServerMetrics.Service, isGitPath: (pathn
         if (git === undefined) return
         const { operation } = git
         if (git.starts) {
-          metrics.gitOperations.inc({ operation, outcome: response !== undefined && response.status < 400 ? "success" : "failure" })
+          metrics.gitOperations.inc({
+            operation,
+            outcome: response !== undefined && response.status < 400 ? "success" : "failure",
+            transport: "http"
+          })
         }
         if (!git.transfers) return
         metrics.gitDuration.observe({ operation }, seconds)

@@ -33,8 +33,8 @@ export const make = () => {
     inFlight: new Gauge({ name: "kiln_http_requests_in_flight", help: "HTTP requests being answered", registers }),
     gitOperations: new Counter({
       name: "kiln_git_operations_total",
-      help: "Git operations over HTTP (clone covers fetches), by the outcome of their ref advertisement",
-      labelNames: ["operation", "outcome"] as const,
+      help: "Git operations (clone covers fetches), by transport (http, ssh) and outcome (over HTTP: of their ref advertisement)",
+      labelNames: ["operation", "outcome", "transport"] as const,
       registers
     }),
     gitBytes: new Counter({
@@ -48,6 +48,23 @@ export const make = () => {
       help: "Time of the data requests of git operations over HTTP (a protocol v2 fetch makes two)",
       labelNames: ["operation"] as const,
       buckets: durationBuckets,
+      registers
+    }),
+    sshConnections: new Counter({
+      name: "kiln_ssh_connections_total",
+      help: "SSH connections accepted by the built-in server, by outcome (authenticated, refused, limited, timeout, failed)",
+      labelNames: ["outcome"] as const,
+      registers
+    }),
+    sshSessions: new Counter({
+      name: "kiln_ssh_sessions_total",
+      help: "SSH sessions (exec, shell and other channel requests) of signed-in connections, by what they asked (git, lfs, refused)",
+      labelNames: ["kind"] as const,
+      registers
+    }),
+    sshSessionsInProgress: new Gauge({
+      name: "kiln_ssh_sessions_in_progress",
+      help: "SSH sessions running git or LFS now",
       registers
     }),
     markdownRenders: new Gauge({

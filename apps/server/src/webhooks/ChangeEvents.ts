@@ -25,7 +25,8 @@ export const makeChangeEvents = Effect.gen(function*() {
   const transactions = yield* Transactions
   const webhookEvents = yield* WebhookEvents
   const payloads = yield* makeHookPayloads
-  const urls = siteUrls((yield* KilnConfig).rootUrl)
+  const settings = yield* KilnConfig
+  const urls = siteUrls(settings.rootUrl, settings.ssh)
   const git = yield* GitStorage
 
   const sourceOf = (owned: OwnedRepository) => ({ repositoryId: owned.repository.id, ownerId: owned.owner.id })

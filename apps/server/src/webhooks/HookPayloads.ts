@@ -36,7 +36,7 @@ const json = (value: unknown): Json => JSON.parse(JSON.stringify(value))
 
 export const makeHookPayloads = Effect.gen(function*() {
   const config = yield* KilnConfig
-  const urls = siteUrls(config.rootUrl)
+  const urls = siteUrls(config.rootUrl, config.ssh)
   const users = yield* UserStore
   const pushCommits = yield* PushCommits
 

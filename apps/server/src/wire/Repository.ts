@@ -158,8 +158,8 @@ const repositoryJson = <Parent extends ParentRepositoryJson | null>(item: Access
     html_url: htmlUrl,
     url: apiUrl,
     link: "",
-    // `git@host:owner/name.git` on the default SSH port (Forgejo's `CloneLink`).
-    ssh_url: `git@${urls.hostname}:${path}.git`,
+    // Forgejo's `CloneLink` (KILN_SSH_*).
+    ssh_url: urls.sshCloneUrl(path),
     clone_url: `${htmlUrl}.git`,
     original_url: repository.originalUrl,
     website: repository.website,

@@ -46,11 +46,32 @@ export interface SiteUrls {
   readonly hostname: string
   /** `noreply.<domain>`: the host of hidden e-mail addresses. */
   readonly noReplyDomain: string
+  /** A repository's `ssh_url` from its escaped `owner/name`. */
+  readonly sshCloneUrl: (path: string) => string
 }
 
-export const siteUrls = (rootUrl: string): SiteUrls => {
+/** Where `ssh_url` points: KILN_SSH_USER, KILN_SSH_DOMAIN and KILN_SSH_EXTERNAL_PORT. */
+export interface SshCloneAddress {
+  readonly user: string
+  readonly domain: string
+  readonly externalPort: number
+}
+
+/**
+ * Forgejo's ComposeSSHCloneURL: `user@domain:owner/repo.git` on port 22 (an IPv6 address in
+ * brackets then takes the URL form), `ssh://user@domain:port/owner/repo.git` otherwise.
+ */
+export const sshCloneUrl = (ssh: SshCloneAddress, path: string): string => {
+  const host = ssh.domain.includes(":") && !ssh.domain.startsWith("[") ? `[${ssh.domain}]` : ssh.domain
+  if (ssh.externalPort !== 22) return `ssh://${ssh.user}@${host}:${ssh.externalPort}/${path}.git`
+  if (host !== ssh.domain) return `ssh://${ssh.user}@${host}/${path}.git`
+  return `${ssh.user}@${ssh.domain}:${path}.git`
+}
+
+export const siteUrls = (rootUrl: string, ssh?: SshCloneAddress): SiteUrls => {
   const { hostname } = new URL(rootUrl)
-  return { rootUrl, hostname, noReplyDomain: `noreply.${hostname}` }
+  const address = ssh ?? { user: "git", domain: hostname, externalPort: 22 }
+  return { rootUrl, hostname, noReplyDomain: `noreply.${hostname}`, sshCloneUrl: (path) => sshCloneUrl(address, path) }
 }
 
 export const avatarUrl = (urls: SiteUrls): string => `${urls.rootUrl}assets/img/avatar_default.png`

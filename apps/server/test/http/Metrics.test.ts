@@ -84,8 +84,8 @@ layer(TestServer.layer({ metricsToken: Option.some(Redacted.make(TOKEN)) }), { t
       // The scrape itself is under way.
       assert.strictEqual(sampleValue(text, "kiln_http_requests_in_flight"), 1)
 
-      assert.strictEqual(sampleValue(text, "kiln_git_operations_total", { operation: "clone", outcome: "success" }), 1)
-      assert.strictEqual(sampleValue(text, "kiln_git_operations_total", { operation: "push", outcome: "success" }), 1)
+      assert.strictEqual(sampleValue(text, "kiln_git_operations_total", { operation: "clone", outcome: "success", transport: "http" }), 1)
+      assert.strictEqual(sampleValue(text, "kiln_git_operations_total", { operation: "push", outcome: "success", transport: "http" }), 1)
       assert.strictEqual(parsed.get("kiln_git_operation_duration_seconds")?.type, "HISTOGRAM")
       assert.include(text, `kiln_git_operation_duration_seconds_count{operation="push"} 1\n`)
       assert.strictEqual(sampleValue(text, "kiln_markdown_renders_in_progress"), 0)

@@ -48,6 +48,8 @@ describe("the server process", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "kiln-process-"))
     const first = spawnServer({ dataDir, port: await freePort() })
     await listening(first)
+    // The process ran itself again with the baseline WebAssembly compiler alone (BaselineWasmCompiler.ts).
+    assert.include(readFileSync(`/proc/${first.child.pid}/cmdline`, "utf8").split("\0"), "--liftoff-only")
     const created = await send(first.port, "POST", "/api/v1/admin/users", {
       username: "persisted",
       email: "persisted@example.com",

@@ -42,6 +42,8 @@ export const spawnServer = (options: {
       KILN_ADMIN_PASSWORD: "root-password",
       KILN_ADMIN_EMAIL: "root@example.com",
       KILN_SIGNING_KEY: "none",
+      // Tests that want the built-in SSH server pick a free port for it.
+      KILN_SSH_PORT: "0",
       ...options.env
     },
     stdio: ["ignore", "pipe", "pipe"]

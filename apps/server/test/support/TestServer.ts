@@ -66,6 +66,17 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   cors: { enabled: false, allowOrigins: ["*"], methods: ["GET"], headers: [], maxAge: 600, allowCredentials: false },
   // Receivers in the tests listen on loopback; retries come quickly.
   webhook: { deliverTimeout: 2_000, retryDelay: 200, maxAttempts: 3, historyDays: 7, allowedHosts: "loopback" },
+  ssh: {
+    port: 0,
+    host: "127.0.0.1",
+    domain: "kiln.test",
+    externalPort: 22,
+    user: "git",
+    hostKeys: [],
+    maxUnauthenticated: 64,
+    maxUnauthenticatedPerAddress: 8,
+    authTimeoutSeconds: 30
+  },
   lfs: { enabled: true, maxFileSize: 0, maxBatchSize: 0, locksPageSize: 50, collectionGraceMillis: 24 * 60 * 60 * 1000 },
   ...overrides
 })

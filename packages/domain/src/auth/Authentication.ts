@@ -43,7 +43,7 @@ export type Credentials =
 /** A signed-in caller. `scopes` is set when a token signed in (scopes restrict only tokens). */
 export interface Principal {
   readonly user: User
-  readonly method: "token" | "basic-token" | "basic-password"
+  readonly method: "token" | "basic-token" | "basic-password" | "ssh-key"
   readonly scopes: Option.Option<ReadonlyArray<AccessTokenScope>>
 }
 

@@ -33,7 +33,14 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     return PublicKeyStore.of({
       insert: (key) =>
-        sql<KeyRow>`INSERT INTO public_keys ${
+        // Forgejo checks the fingerprint: the same key with another comment is the same key, an
+        // account's or a deploy key.
+        sql<{ id: unknown }>`SELECT id FROM public_keys WHERE fingerprint = ${key.fingerprint} LIMIT 1`.pipe(
+          Effect.orDie,
+          Effect.flatMap((found) =>
+            found.length > 0 ? Effect.fail(new AlreadyExists({ message: "Key content has been used as non-deploy key" })) : Effect.void
+          ),
+          Effect.andThen(sql<KeyRow>`INSERT INTO public_keys ${
           sql.insert({
             owner_id: key.ownerId,
             title: key.title,
@@ -54,15 +61,15 @@ export const layer = Layer.effect(
                 })
               )
               : Effect.die(error))
-        ),
+        ))),
       findById: (id) =>
-        sql<KeyRow>`SELECT * FROM public_keys WHERE id = ${id}`.pipe(
+        sql<KeyRow>`SELECT * FROM public_keys WHERE id = ${id} AND kind = 'user'`.pipe(
           Effect.map((rows) => rows.length === 0 ? Option.none() : Option.some(toKey(rows[0] as KeyRow))),
           Effect.orDie
         ),
-      remove: (id) => sql`DELETE FROM public_keys WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      remove: (id) => sql`DELETE FROM public_keys WHERE id = ${id} AND kind = 'user'`.pipe(Effect.asVoid, Effect.orDie),
       list: (query) => {
-        const where = sql`${query.ownerId === undefined ? sql`TRUE` : sql`owner_id = ${query.ownerId}`}
+        const where = sql`kind = 'user' AND ${query.ownerId === undefined ? sql`TRUE` : sql`owner_id = ${query.ownerId}`}
           AND ${query.fingerprint === undefined ? sql`TRUE` : sql`fingerprint = ${query.fingerprint}`}`
         return Effect.all([
           sql<KeyRow>`SELECT * FROM public_keys WHERE ${where} ORDER BY id ASC

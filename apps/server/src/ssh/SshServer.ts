@@ -1,0 +1,367 @@
+/**
+ * Kiln's built-in SSH server (Forgejo's START_SSH_SERVER), on `ssh2`: public-key authentication
+ * only, with the keys of accounts and deploy keys (looked up for every attempt, never remembered);
+ * sessions may only `exec` git's services (and git-lfs-authenticate), through GitSessions. No
+ * shell, pty, subsystem, forwarding of any kind or environment other than GIT_PROTOCOL.
+ *
+ * Limits: connections not yet signed in are bounded overall and per address (more wait, up to a
+ * bound, then are closed at once) and get KILN_SSH_AUTH_TIMEOUT seconds to sign in; a signed-in connection running nothing
+ * is closed after the git idle timeout, and git itself is stopped when nothing moves through it.
+ * Stopping (SIGTERM) closes the listener and idle connections, lets running git sessions finish up
+ * to KILN_SHUTDOWN_TIMEOUT, then closes what is left. Protocol errors of a client only ever close
+ * its connection.
+ */
+import { createHash } from "node:crypto"
+import { createServer, type Server as NetServer, type Socket } from "node:net"
+import { Effect, Layer, Option } from "effect"
+import type { AuthContext, Connection, ServerChannel, Session } from "ssh2"
+import ssh2 from "ssh2"
+import { type SshIdentity, SshIdentities } from "@kiln/domain/ssh/SshIdentities"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ServerMetrics } from "../metrics/ServerMetrics.ts"
+import * as GitSessions from "./GitSessions.ts"
+import { loadHostKeys } from "./HostKeys.ts"
+
+/** Authentication requests one connection may make (OpenSSH's MaxAuthTries is 6; keys are tried in turn). */
+const MAX_AUTH_ATTEMPTS = 20
+/** Sessions open at once on one connection (OpenSSH's MaxSessions). */
+const MAX_SESSIONS_PER_CONNECTION = 10
+
+/** `SHA256:<unpadded base64>` of a key blob, as stored. */
+export const blobFingerprint = (blob: Buffer): string =>
+  `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`
+
+interface ConnectionState {
+  readonly socket: Socket
+  readonly address: string
+  authenticated: boolean
+  authTimer: ReturnType<typeof setTimeout> | undefined
+  idleTimer: ReturnType<typeof setTimeout> | undefined
+  client: Connection | undefined
+  readonly running: Set<AbortController>
+  sessions: number
+}
+
+export const make = Effect.gen(function*() {
+  const config = yield* KilnConfig
+  const identities = yield* SshIdentities
+  const sessions = yield* GitSessions.make
+  const metrics = yield* Effect.serviceOption(ServerMetrics)
+  const hostKeys = yield* loadHostKeys({ dataDir: config.dataDir, paths: config.ssh.hostKeys })
+  const services = yield* Effect.context<never>()
+  const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
+  const log = (message: string, detail?: unknown) => void run(Effect.logWarning(message, ...(detail === undefined ? [] : [detail])))
+  const settings = config.ssh
+  const idleMillis = config.gitIdleTimeoutSeconds * 1000
+
+  const connections = new Set<ConnectionState>()
+  const byPeer = new Map<string, ConnectionState>()
+  const unauthenticatedPerAddress = new Map<string, number>()
+  let unauthenticated = 0
+  let stopping = false
+
+  const countConnection = (outcome: string) => Option.map(metrics, (m) => m.sshConnections.inc({ outcome }))
+  const countSession = (kind: string) => Option.map(metrics, (m) => m.sshSessions.inc({ kind }))
+
+  const leaveUnauthenticated = (state: ConnectionState) => {
+    unauthenticated -= 1
+    const left = (unauthenticatedPerAddress.get(state.address) ?? 1) - 1
+    if (left <= 0) unauthenticatedPerAddress.delete(state.address)
+    else unauthenticatedPerAddress.set(state.address, left)
+  }
+
+  /** A signed-in connection that runs nothing is closed after the idle timeout (and at once when stopping). */
+  const watchIdle = (state: ConnectionState) => {
+    if (state.idleTimer !== undefined) clearTimeout(state.idleTimer)
+    state.idleTimer = undefined
+    if (state.running.size > 0) return
+    if (stopping) {
+      state.client?.end()
+      return
+    }
+    if (idleMillis > 0) state.idleTimer = setTimeout(() => state.client?.end(), idleMillis)
+  }
+
+  const ssh = new ssh2.Server({ hostKeys: [...hostKeys], ident: "Kiln" })
+
+  const authenticate = (state: ConnectionState, client: Connection) => {
+    let attempts = 0
+    // The identity whose signature was checked last; the key is looked up again for each command.
+    let identity: SshIdentity | undefined
+    client.on("authentication", (ctx: AuthContext) => {
+      attempts += 1
+      if (attempts > MAX_AUTH_ATTEMPTS) {
+        countConnection("refused")
+        client.end()
+        return
+      }
+      if (ctx.method !== "publickey" || ctx.username !== settings.user) {
+        ctx.reject(["publickey"])
+        return
+      }
+      const { key, signature, blob, hashAlgo } = ctx
+      run(identities.byFingerprint(blobFingerprint(key.data))).then((found) => {
+        if (Option.isNone(found)) return ctx.reject(["publickey"])
+        // Without a signature the client only asks whether the key would do.
+        if (signature === undefined || blob === undefined) return ctx.accept()
+        const parsed = ssh2.utils.parseKey(key.data)
+        const publicKey = parsed instanceof Error ? undefined : Array.isArray(parsed) ? parsed[0] : parsed
+        if (publicKey === undefined || publicKey.verify(blob, signature, hashAlgo) !== true) return ctx.reject(["publickey"])
+        identity = found.value
+        ctx.accept()
+      }).catch((error: unknown) => {
+        log("SSH key lookup failed", error)
+        ctx.reject(["publickey"])
+      })
+    })
+    client.on("ready", () => {
+      if (identity === undefined) return client.end()
+      state.authenticated = true
+      leaveUnauthenticated(state)
+      admitWaiting()
+      if (state.authTimer !== undefined) clearTimeout(state.authTimer)
+      countConnection("authenticated")
+      const keyId = identity.key.id
+      client.on("session", (accept, reject) => {
+        if (stopping || state.sessions >= MAX_SESSIONS_PER_CONNECTION) return reject()
+        state.sessions += 1
+        const session = accept()
+        session.once("close", () => {
+          state.sessions -= 1
+        })
+        serveSession(state, session, keyId)
+      })
+      watchIdle(state)
+    })
+  }
+
+  const refuseRequest = (_accept: unknown, reject: (() => void) | undefined) => reject?.()
+
+  /** One session channel: GIT_PROTOCOL may be set, then one `exec`; everything else is refused. */
+  const serveSession = (state: ConnectionState, session: Session, keyId: number) => {
+    let protocol: string | undefined
+    session.on("env", (accept, reject, info) => {
+      if (info.key === "GIT_PROTOCOL" && GitSessions.acceptedGitProtocol(info.val) !== undefined) {
+        protocol = info.val
+        accept?.()
+      } else {
+        reject?.()
+      }
+    })
+    session.on("pty", refuseRequest)
+    session.on("x11", refuseRequest)
+    session.on("auth-agent", refuseRequest)
+    session.on("window-change", refuseRequest)
+    session.on("signal", refuseRequest)
+    session.on("subsystem", refuseRequest)
+    session.on("sftp", refuseRequest)
+    let started = false
+    const once = (reject: () => void) => {
+      if (started) {
+        reject()
+        return false
+      }
+      started = true
+      return true
+    }
+    session.on("shell", (accept, reject) => {
+      if (!once(reject)) return
+      const channel = accept()
+      countSession("refused")
+      channel.stderr.write("Kiln: Hi there! You've successfully authenticated, but Kiln does not provide shell access.\n")
+      channel.exit(1)
+      channel.end()
+    })
+    session.on("exec", (accept, reject, info) => {
+      if (!once(reject)) return
+      const channel = accept()
+      void execute(state, channel, keyId, info.command, protocol)
+    })
+  }
+
+  const execute = async (state: ConnectionState, channel: ServerChannel, keyId: number, command: string, protocol: string | undefined) => {
+    const controller = new AbortController()
+    state.running.add(controller)
+    watchIdle(state)
+    channel.once("close", () => controller.abort())
+    channel.on("error", () => controller.abort())
+    Option.map(metrics, (m) => m.sshSessionsInProgress.inc())
+    let code = 1
+    try {
+      countSession(command.startsWith("git-lfs-authenticate") ? "lfs" : command.startsWith("git-") ? "git" : "refused")
+      // The key as it is now: deleted, or its account disabled, since the connection signed in.
+      code = await sessions.serveKey(keyId, command, protocol, {
+        input: channel,
+        output: channel,
+        errors: channel.stderr,
+        signal: controller.signal
+      })
+    } catch (error) {
+      log("SSH command failed", error)
+      channel.stderr.write("Kiln: Internal error\n")
+      code = 1
+    } finally {
+      Option.map(metrics, (m) => m.sshSessionsInProgress.dec())
+      state.running.delete(controller)
+      if (!controller.signal.aborted) {
+        channel.exit(code)
+        channel.end()
+      }
+      watchIdle(state)
+    }
+  }
+
+  ssh.on("connection", (client, info) => {
+    const state = byPeer.get(`${info.ip}|${info.port}`)
+    if (state === undefined) {
+      client.end()
+      return
+    }
+    state.client = client
+    client.on("error", () => {
+      // A client's protocol or socket error closes its connection only.
+      state.socket.destroy()
+    })
+    client.on("tcpip", refuseRequest)
+    client.on("openssh.streamlocal", refuseRequest)
+    client.on("request", refuseRequest)
+    authenticate(state, client)
+  })
+  ssh.on("error", (error: unknown) => log("SSH server error", error))
+
+  /**
+   * Connections over the bounds wait (unread: the client's key exchange waits with them) until one
+   * signed in or went, within their sign-in time; the waiting are bounded too (four times the
+   * bounds), past which a connection is closed at once. A burst of a CI's parallel pushes waits its
+   * turn; a flood of connections that never sign in holds a bounded number of sockets.
+   */
+  const waiting: Array<{ readonly socket: Socket; readonly address: string; readonly timer: ReturnType<typeof setTimeout> }> = []
+  const waitingFrom = (address: string) => waiting.filter((entry) => entry.address === address).length
+  const fits = (address: string) =>
+    unauthenticated < settings.maxUnauthenticated &&
+    (unauthenticatedPerAddress.get(address) ?? 0) < settings.maxUnauthenticatedPerAddress
+
+  const admitWaiting = () => {
+    for (let index = 0; index < waiting.length;) {
+      const entry = waiting[index]
+      if (entry !== undefined && fits(entry.address)) {
+        waiting.splice(index, 1)
+        clearTimeout(entry.timer)
+        if (!entry.socket.destroyed) admit(entry.socket, entry.address)
+      } else {
+        index += 1
+      }
+    }
+  }
+
+  const admit = (socket: Socket, address: string) => {
+    const state: ConnectionState = {
+      socket,
+      address,
+      authenticated: false,
+      authTimer: undefined,
+      idleTimer: undefined,
+      client: undefined,
+      running: new Set(),
+      sessions: 0
+    }
+    unauthenticated += 1
+    unauthenticatedPerAddress.set(address, (unauthenticatedPerAddress.get(address) ?? 0) + 1)
+    connections.add(state)
+    const peer = `${address}|${socket.remotePort}`
+    byPeer.set(peer, state)
+    state.authTimer = setTimeout(() => {
+      countConnection("timeout")
+      socket.destroy()
+    }, settings.authTimeoutSeconds * 1000)
+    socket.once("close", () => {
+      if (state.authTimer !== undefined) clearTimeout(state.authTimer)
+      if (state.idleTimer !== undefined) clearTimeout(state.idleTimer)
+      if (!state.authenticated) leaveUnauthenticated(state)
+      for (const controller of state.running) controller.abort()
+      connections.delete(state)
+      byPeer.delete(peer)
+      admitWaiting()
+    })
+    ssh.injectSocket(socket)
+  }
+
+  const onSocket = (socket: Socket) => {
+    const address = socket.remoteAddress ?? "unknown"
+    socket.on("error", () => socket.destroy())
+    if (stopping) {
+      socket.destroy()
+      return
+    }
+    if (fits(address)) return admit(socket, address)
+    if (
+      waiting.length >= settings.maxUnauthenticated * 4 ||
+      waitingFrom(address) >= settings.maxUnauthenticatedPerAddress * 4
+    ) {
+      countConnection("limited")
+      socket.destroy()
+      return
+    }
+    const entry = {
+      socket,
+      address,
+      timer: setTimeout(() => {
+        countConnection("timeout")
+        socket.destroy()
+      }, settings.authTimeoutSeconds * 1000)
+    }
+    waiting.push(entry)
+    socket.once("close", () => {
+      clearTimeout(entry.timer)
+      const index = waiting.indexOf(entry)
+      if (index >= 0) waiting.splice(index, 1)
+    })
+  }
+
+  const listener: NetServer = createServer(onSocket)
+
+  const listen = (port: number, host: string) =>
+    new Promise<{ readonly port: number }>((resolve, reject) => {
+      listener.once("error", reject)
+      listener.listen(port, host, () => {
+        listener.off("error", reject)
+        const address = listener.address()
+        resolve({ port: typeof address === "object" && address !== null ? address.port : port })
+      })
+    })
+
+  /** Stops accepting, lets running git sessions finish for up to `timeoutMillis`, then closes everything. */
+  const close = async (timeoutMillis: number) => {
+    stopping = true
+    const closed = new Promise<void>((resolve) => listener.close(() => resolve()))
+    for (const entry of waiting.splice(0)) entry.socket.destroy()
+    for (const state of connections) {
+      if (!state.authenticated) state.socket.destroy()
+      else watchIdle(state)
+    }
+    const deadline = Date.now() + timeoutMillis
+    while (connections.size > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    for (const state of connections) state.socket.destroy()
+    for (const entry of waiting.splice(0)) entry.socket.destroy()
+    await closed
+  }
+
+  return { listen, close, connectionCount: () => connections.size }
+})
+
+/** The built-in SSH server, when KILN_SSH_PORT is not 0; stopped with the server. */
+export const layer = Layer.effectDiscard(Effect.gen(function*() {
+  const config = yield* KilnConfig
+  if (config.ssh.port === 0) return
+  const server = yield* make
+  const { port } = yield* Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () => server.listen(config.ssh.port, config.ssh.host),
+      catch: (cause) => new Error(`SSH server cannot listen on ${config.ssh.host}:${config.ssh.port}: ${cause instanceof Error ? cause.message : String(cause)}`)
+    }),
+    () => Effect.promise(() => server.close(config.shutdownTimeout * 1000))
+  )
+  yield* Effect.logInfo(`SSH listening on ${config.ssh.host}:${port}`)
+}))

@@ -1,0 +1,234 @@
+/**
+ * Git over SSH with the real OpenSSH client against the server as operators run it (the bundle):
+ * clone, fetch and push with protocol v0 and v2, Forgejo's path forms, renamed repositories,
+ * refusals (wrong key, deleted key, read-only deploy key, archived repository, non-git command,
+ * shell), 40 concurrent pushes, and a SIGKILL mid-push healed like HTTP's.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { cliEntry } from "../../build/ServerBundle.ts"
+import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
+import { makeKeyPair, runProgram, sshExec, sshGit } from "../support/SshClient.ts"
+
+const ROOT = `Basic ${Buffer.from("root:root-password").toString("base64")}`
+
+describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "kiln-ssh-"))
+  let server: ServerProcess
+  let httpPort = 0
+  let sshPort = 0
+  const owner = makeKeyPair()
+
+  const api = async (method: string, path: string, json?: unknown) => {
+    const response = await fetch(`http://127.0.0.1:${httpPort}/api/v1${path}`, {
+      method,
+      headers: { authorization: ROOT, ...(json === undefined ? {} : { "content-type": "application/json" }) },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) })
+    })
+    const text = await response.text()
+    return { status: response.status, json: text === "" ? undefined : JSON.parse(text) as unknown }
+  }
+
+  const start = async () => {
+    server = spawnServer({ dataDir, port: httpPort, env: { KILN_SSH_PORT: String(sshPort), KILN_SSH_HOST: "127.0.0.1", KILN_ACCESS_LOG: "false" } })
+    await listening(server)
+    for (let attempt = 0; attempt < 300 && !server.output.includes("SSH listening"); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+
+  const newRepo = async (name: string) => {
+    assert.strictEqual((await api("POST", "/user/repos", { name, auto_init: true, readme: "Default" })).status, 201)
+  }
+
+  beforeAll(async () => {
+    httpPort = await freePort()
+    sshPort = await freePort()
+    await start()
+    assert.strictEqual((await api("POST", "/admin/users/root/keys", { title: "laptop", key: owner.publicKey })).status, 201)
+  })
+  afterAll(async () => {
+    server.child.kill("SIGTERM")
+    await server.exited
+  })
+
+  it("clones, fetches and pushes with protocol v0 and v2, in Forgejo's path forms", async () => {
+    await newRepo("forms")
+    const git = sshGit(owner, sshPort)
+    // ssh_url names the built-in server.
+    const repo = await api("GET", "/repos/root/forms")
+    assert.strictEqual((repo.json as { ssh_url: string }).ssh_url, `ssh://git@localhost:${sshPort}/root/forms.git`)
+    for (const [version, url] of [["2", `ssh://git@127.0.0.1:${sshPort}/root/forms.git`], ["0", `git@127.0.0.1:root/forms`]] as const) {
+      const dir = join(git.home, `v${version}`)
+      const cloned = await git.run(["-c", `protocol.version=${version}`, "clone", "-q", url, dir])
+      assert.strictEqual(cloned.code, 0, cloned.stderr)
+      assert.isTrue(existsSync(join(dir, "README.md")))
+      writeFileSync(join(dir, `v${version}.txt`), version)
+      await git.run(["add", "-A"], dir)
+      await git.run(["commit", "-qm", `v${version}`], dir)
+      const pushed = await git.run(["-c", `protocol.version=${version}`, "push", "-q", "origin", `HEAD:refs/heads/v${version}`], dir)
+      assert.strictEqual(pushed.code, 0, pushed.stderr)
+      const fetched = await git.run(["-c", `protocol.version=${version}`, "fetch", "-q", "origin"], dir)
+      assert.strictEqual(fetched.code, 0, fetched.stderr)
+      const head = (await git.run(["rev-parse", "HEAD"], dir)).stdout.trim()
+      const branch = await api("GET", `/repos/root/forms/branches/v${version}`)
+      assert.strictEqual((branch.json as { commit: { id: string } }).commit.id, head)
+    }
+    // git-upload-archive reads too.
+    const archived = await git.run(["archive", `--remote=ssh://git@127.0.0.1:${sshPort}/root/forms.git`, "-o", join(git.home, "a.tar"), "HEAD"])
+    assert.strictEqual(archived.code, 0, archived.stderr)
+  })
+
+  it("follows a renamed repository", async () => {
+    await newRepo("before")
+    assert.strictEqual((await api("PATCH", "/repos/root/before", { name: "after" })).status, 200)
+    const git = sshGit(owner, sshPort)
+    const cloned = await git.run(["clone", "-q", `ssh://git@127.0.0.1:${sshPort}/root/before.git`, join(git.home, "c")])
+    assert.strictEqual(cloned.code, 0, cloned.stderr)
+  })
+
+  it("refuses a wrong key, a deleted key, and what is not git", async () => {
+    await newRepo("guarded")
+    const stranger = makeKeyPair()
+    const refused = await sshGit(stranger, sshPort).run(["ls-remote", `ssh://git@127.0.0.1:${sshPort}/root/guarded.git`])
+    assert.notStrictEqual(refused.code, 0)
+    assert.match(refused.stderr, /Permission denied \(publickey\)/)
+
+    const command = await sshExec(owner, sshPort, ["ls", "/"])
+    assert.strictEqual(command.code, 1)
+    assert.strictEqual(command.stderr, "Kiln: Unknown git command\n")
+    const shell = await sshExec(owner, sshPort, [])
+    assert.strictEqual(shell.code, 1)
+    const otherUser = await sshExec(owner, sshPort, ["git-upload-pack", "root/guarded"], "root")
+    assert.notStrictEqual(otherUser.code, 0)
+    const unknown = await sshExec(owner, sshPort, ["git-upload-pack", "root/nothing"])
+    assert.strictEqual(unknown.code, 1)
+    assert.strictEqual(unknown.stderr, "Kiln: Cannot find repository: root/nothing\n")
+
+    const temporary = makeKeyPair()
+    const added = await api("POST", "/admin/users/root/keys", { title: "temporary", key: temporary.publicKey })
+    assert.strictEqual(added.status, 201)
+    const url = `ssh://git@127.0.0.1:${sshPort}/root/guarded.git`
+    assert.strictEqual((await sshGit(temporary, sshPort).run(["ls-remote", url])).code, 0)
+    assert.strictEqual((await api("DELETE", `/admin/users/root/keys/${(added.json as { id: number }).id}`)).status, 204)
+    assert.notStrictEqual((await sshGit(temporary, sshPort).run(["ls-remote", url])).code, 0)
+  })
+
+  it("lets a read-only deploy key read but not push, and refuses pushes to an archived repository", async () => {
+    await newRepo("deployed")
+    const deploy = makeKeyPair()
+    assert.strictEqual((await api("POST", "/repos/root/deployed/keys", { title: "ci", key: deploy.publicKey, read_only: true })).status, 201)
+    const git = sshGit(deploy, sshPort)
+    const dir = join(git.home, "d")
+    assert.strictEqual((await git.run(["clone", "-q", `ssh://git@127.0.0.1:${sshPort}/root/deployed.git`, dir])).code, 0)
+    await git.run(["commit", "-q", "--allow-empty", "-m", "x"], dir)
+    const pushed = await git.run(["push", "-q", "origin", "HEAD:refs/heads/ci"], dir)
+    assert.notStrictEqual(pushed.code, 0)
+    assert.include(pushed.stderr, "Kiln: This deploy key is read-only: it cannot push.")
+    // The key opens only its repository.
+    await newRepo("other")
+    const elsewhere = await git.run(["ls-remote", `ssh://git@127.0.0.1:${sshPort}/root/other.git`])
+    assert.include(elsewhere.stderr, "Kiln: Cannot find repository: root/other")
+
+    assert.strictEqual((await api("PATCH", "/repos/root/deployed", { archived: true })).status, 200)
+    const ownerGit = sshGit(owner, sshPort)
+    const ownDir = join(ownerGit.home, "o")
+    await ownerGit.run(["clone", "-q", `ssh://git@127.0.0.1:${sshPort}/root/deployed.git`, ownDir])
+    await ownerGit.run(["commit", "-q", "--allow-empty", "-m", "y"], ownDir)
+    const archived = await ownerGit.run(["push", "-q", "origin", "HEAD:refs/heads/late"], ownDir)
+    assert.notStrictEqual(archived.code, 0)
+    assert.include(archived.stderr, "Kiln: This repository is archived: it takes no pushes.")
+  })
+
+  it("accepts 40 concurrent pushes of different branches to one repository", async () => {
+    await newRepo("busy")
+    const git = sshGit(owner, sshPort)
+    const dir = join(git.home, "busy")
+    assert.strictEqual((await git.run(["clone", "-q", `ssh://git@127.0.0.1:${sshPort}/root/busy.git`, dir])).code, 0)
+    const branches = Array.from({ length: 40 }, (_, index) => `b${index}`)
+    for (const branch of branches) {
+      await git.run(["commit", "-q", "--allow-empty", "-m", branch], dir)
+      await git.run(["branch", branch], dir)
+    }
+    const results = await Promise.all(branches.map((branch) => git.run(["push", "-q", "origin", `${branch}:refs/heads/${branch}`], dir)))
+    for (const result of results) assert.strictEqual(result.code, 0, result.stderr)
+    const listed = await api("GET", "/repos/root/busy/branches?limit=50")
+    const names = (listed.json as Array<{ name: string }>).map((branch) => branch.name).sort()
+    assert.deepStrictEqual(names, ["main", ...branches].sort())
+  })
+
+  it("heals the branch table after a SIGKILL during an SSH push", async () => {
+    await newRepo("killed")
+    const git = sshGit(owner, sshPort)
+    const dir = join(git.home, "k")
+    assert.strictEqual((await git.run(["clone", "-q", `ssh://git@127.0.0.1:${sshPort}/root/killed.git`, dir])).code, 0)
+    writeFileSync(join(dir, "big.bin"), randomBytes(24 * 1024 * 1024))
+    await git.run(["add", "-A"], dir)
+    await git.run(["commit", "-qm", "big"], dir)
+    const push = git.spawn(["push", "-q", "origin", "HEAD:refs/heads/big"], dir)
+    const pushed = new Promise<void>((resolve) => push.once("close", () => resolve()))
+    // Killed once git receives the pack (its quarantine directory exists), or when the push ended.
+    const objects = join(dataDir, "repositories", "root", "killed.git", "objects")
+    let ended = false
+    void pushed.then(() => {
+      ended = true
+    })
+    while (!ended && !readdirSync(objects).some((entry) => entry.startsWith("incoming-"))) {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    server.child.kill("SIGKILL")
+    await server.exited
+    await pushed
+    await start()
+    // The table equals git's refs (a read heals a table left pending).
+    const refs = await runProgram("git", ["--git-dir", join(dataDir, "repositories", "root", "killed.git"), "for-each-ref", "--format=%(refname:strip=2) %(objectname)", "refs/heads"])
+    const expected = refs.stdout.trim().split("\n").sort()
+    const listed = await api("GET", "/repos/root/killed/branches")
+    const actual = (listed.json as Array<{ name: string; commit: { id: string } }>).map((branch) => `${branch.name} ${branch.commit.id}`).sort()
+    assert.deepStrictEqual(actual, expected)
+  })
+
+  it("serves the system's sshd through kiln keys and kiln serv, as sshd drives them", async () => {
+    await newRepo("viasshd")
+    const cliEnv = { ...process.env, KILN_DATA_DIR: dataDir, KILN_SSH_PORT: "0" } as Record<string, string>
+    const keys = (user: string, type: string, content: string) =>
+      runProgram(process.execPath, [cliEntry, "keys", "-e", "git", "-u", user, "-t", type, "-k", content], { env: cliEnv })
+    const [type = "", content = ""] = owner.publicKey.split(" ")
+    const found = await keys("git", type, content)
+    assert.strictEqual(found.code, 0, found.stderr)
+    const line = found.stdout.trim()
+    const match = /^command="(.*)",no-port-forwarding,no-X11-forwarding,no-agent-forwarding,no-pty,no-user-rc,restrict (ssh-ed25519 \S+)/.exec(line)
+    assert.isNotNull(match, line)
+    assert.match(match?.[1] ?? "", /serv key-\d+$/)
+    // Unknown keys and other users get nothing.
+    assert.strictEqual((await keys("git", type, makeKeyPair().publicKey.split(" ")[1] ?? "")).stdout, "")
+    assert.strictEqual((await keys("root", type, content)).stdout, "")
+
+    // sshd runs the forced command through the shell with SSH_ORIGINAL_COMMAND (and GIT_PROTOCOL with AcceptEnv).
+    const forced = (match?.[1] ?? "").replaceAll('\\"', '"')
+    const work = mkdtempSync(join(tmpdir(), "kiln-sshd-"))
+    const fakeSsh = join(work, "ssh")
+    writeFileSync(fakeSsh, `#!/bin/sh\nfor last; do :; done\nexport SSH_ORIGINAL_COMMAND="$last"\nexec sh -c "$FORCED"\n`)
+    chmodSync(fakeSsh, 0o755)
+    const git = sshGit(owner, sshPort)
+    const env = { ...git.env, GIT_SSH_COMMAND: fakeSsh, GIT_SSH_VARIANT: "ssh", FORCED: forced, PATH: process.env["PATH"] ?? "" }
+    for (const version of ["2", "0"]) {
+      const dir = join(work, `v${version}`)
+      const cloned = await runProgram("git", ["-c", `protocol.version=${version}`, "clone", "-q", "git@sshd:root/viasshd.git", dir], { env })
+      assert.strictEqual(cloned.code, 0, cloned.stderr)
+      writeFileSync(join(dir, "f.txt"), version)
+      await runProgram("git", ["add", "-A"], { cwd: dir, env })
+      await runProgram("git", ["commit", "-qm", version], { cwd: dir, env })
+      const pushed = await runProgram("git", ["-c", `protocol.version=${version}`, "push", "-q", "origin", `HEAD:refs/heads/sshd${version}`], { cwd: dir, env })
+      assert.strictEqual(pushed.code, 0, pushed.stderr)
+      const branch = await api("GET", `/repos/root/viasshd/branches/sshd${version}`)
+      assert.strictEqual(branch.status, 200)
+    }
+    const refused = await runProgram("sh", ["-c", forced], { env: { ...env, SSH_ORIGINAL_COMMAND: "rm -rf /" } })
+    assert.strictEqual(refused.code, 1)
+    assert.strictEqual(refused.stderr, "Kiln: Unknown git command\n")
+  })
+})
