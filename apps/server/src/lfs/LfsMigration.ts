@@ -169,7 +169,7 @@ export const make = Effect.gen(function*() {
         const download = yield* request(href, { headers: item.header })
         if (download.status !== 200 || download.body === null) return yield* failed(`LFS object ${item.oid}: ${download.status}`)
         const content = Stream.fromReadableStream({ evaluate: () => download.body ?? new ReadableStream(), onError: (error) => failed(String(error)) })
-        yield* objects.upload(target, doer, pointer, content).pipe(
+        yield* objects.upload(target, Option.some(doer), pointer, content).pipe(
           Effect.mapError((error) => error instanceof LfsMigrationFailed ? error : failed(`LFS object ${item.oid}: ${error._tag}`))
         )
         stored++
