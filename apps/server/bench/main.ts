@@ -14,6 +14,7 @@ import * as ArchiveScenario from "./scenarios/ArchiveScenario.ts"
 import * as ConditionalScenario from "./scenarios/ConditionalScenario.ts"
 import * as BackupScenario from "./scenarios/BackupScenario.ts"
 import * as GitScenario from "./scenarios/GitScenario.ts"
+import * as LfsScenario from "./scenarios/LfsScenario.ts"
 import * as MemoryScenario from "./scenarios/MemoryScenario.ts"
 import * as MarkdownScenario from "./scenarios/MarkdownScenario.ts"
 import * as PasswordScenario from "./scenarios/PasswordScenario.ts"
@@ -37,7 +38,8 @@ const scenarios: ReadonlyArray<Scenario> = [
   WebhooksScenario.scenario,
   PasswordScenario.scenario,
   MemoryScenario.scenario,
-  SshScenario.scenario
+  SshScenario.scenario,
+  LfsScenario.scenario
 ]
 
 const usage = `pnpm bench -- [options]

@@ -25,6 +25,7 @@ import {
   BlobTooLarge,
   type ByteRange,
   type DetachedBlob,
+  type ReceivedDigests,
   type StagedBlob
 } from "@kiln/domain/release/BlobStorage"
 import { isLeftBehind, ownerTag } from "./ProcessWorkOwner.ts"
@@ -44,6 +45,11 @@ const keyPatterns = {
 } as const
 
 const stagingId = /^[0-9a-f]{24}$/
+
+/** Bytes gathered before one write to a staging file. */
+const WRITE_SIZE = 256 * 1024
+/** Bytes written between two background flushes of a staging file. */
+const FLUSH_SIZE = 16 * 1024 * 1024
 
 /** Where a key's file lives. Keys come from the database, so a malformed one is a bug, not input. */
 export const blobPath = (root: string, key: BlobKey): string => {
@@ -80,28 +86,62 @@ export const makeBlobStorage = (root: string) =>
       return join(uploads, staged.id)
     }
 
-    const receive = <E>(content: Stream.Stream<Uint8Array, E>, maxSize: number) =>
+    const receive = <E>(content: Stream.Stream<Uint8Array, E>, maxSize: number, digests: ReceivedDigests = "all") =>
       Effect.gen(function*() {
         const id = randomBytes(12).toString("hex")
         const path = join(uploads, id)
         // Runs when the caller's scope closes: after a placing rename there is nothing left to remove.
         yield* Effect.addFinalizer(() => Effect.promise(() => rm(path, { force: true })))
-        const hashes = { md5: createHash("md5"), sha1: createHash("sha1"), sha256: createHash("sha256"), sha512: createHash("sha512") }
+        const sha256 = createHash("sha256")
+        const others = digests === "all" ? { md5: createHash("md5"), sha1: createHash("sha1"), sha512: createHash("sha512") } : undefined
+        const hashes = others === undefined ? [sha256] : [sha256, others.md5, others.sha1, others.sha512]
         const size = yield* Effect.acquireUseRelease(
           // The directory again: after a day idle, a start on another host may have reaped it.
           io("receive", () => mkdir(uploads, { recursive: true }).then(() => open(path, "wx"))),
           (handle) =>
             Effect.gen(function*() {
               let received = 0
+              // Chunks are gathered into writes of WRITE_SIZE (a 200 MB body comes in ~3,000
+              // chunks of 64 KiB); each write is hashed while the disk takes it.
+              let pending: Array<Uint8Array> = []
+              let pendingBytes = 0
+              // Written bytes are flushed along the way (one flush at a time, not awaited), so
+              // that the flush before the placing rename finds little left to write.
+              let flushing: Promise<void> | undefined
+              let unflushed = 0
+              const write = (chunks: ReadonlyArray<Uint8Array>, bytes: number) =>
+                io("receive", async () => {
+                  const buffer = chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, bytes)
+                  const written = handle.write(buffer)
+                  for (const hash of hashes) hash.update(buffer)
+                  await written
+                  unflushed += bytes
+                  if (unflushed >= FLUSH_SIZE && flushing === undefined) {
+                    unflushed = 0
+                    flushing = handle.datasync().finally(() => {
+                      flushing = undefined
+                    })
+                  }
+                })
               yield* Stream.runForEach(content, (chunk): Effect.Effect<void, BlobTooLarge | BlobStorageFailure> => {
                 received += chunk.byteLength
                 if (received > maxSize) return Effect.fail(new BlobTooLarge({ limit: maxSize }))
-                for (const hash of Object.values(hashes)) hash.update(chunk)
+                pending.push(chunk)
+                pendingBytes += chunk.byteLength
+                if (pendingBytes < WRITE_SIZE) return Effect.void
+                const chunks = pending
+                const bytes = pendingBytes
+                pending = []
+                pendingBytes = 0
                 // One write at a time: the body is pulled no faster than the disk takes it.
-                return io("receive", () => handle.write(chunk)).pipe(Effect.asVoid)
+                return write(chunks, bytes)
               })
+              if (pendingBytes > 0) yield* write(pending, pendingBytes)
               // On disk before anyone can see it: a crash after the placing rename leaves a whole file.
-              yield* io("receive", () => handle.datasync())
+              yield* io("receive", async () => {
+                await flushing
+                await handle.datasync()
+              })
               return received
             }),
           (handle) => Effect.promise(() => handle.close())
@@ -109,7 +149,9 @@ export const makeBlobStorage = (root: string) =>
         const staged: StagedBlob = {
           id,
           size,
-          digests: { md5: hex(hashes.md5), sha1: hex(hashes.sha1), sha256: hex(hashes.sha256), sha512: hex(hashes.sha512) }
+          digests: others === undefined
+            ? { md5: "", sha1: "", sha256: hex(sha256), sha512: "" }
+            : { md5: hex(others.md5), sha1: hex(others.sha1), sha256: hex(sha256), sha512: hex(others.sha512) }
         }
         return staged
       })

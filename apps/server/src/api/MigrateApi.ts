@@ -13,7 +13,7 @@ import { optionPayload } from "../wire/OptionSchema.ts"
 import { RepositoryJson } from "../wire/Repository.ts"
 import { API_PREFIX } from "./Paths.ts"
 
-/** Forgejo's MigrateRepoOptions; issues, labels, releases, wiki and LFS are accepted and not migrated. */
+/** Forgejo's MigrateRepoOptions; issues, labels, releases and wiki are accepted and not migrated; LFS objects are with `lfs`. */
 export const MigrateRepoOptions = optionPayload("MigrateRepoOptions", {
   clone_addr: { kind: "string", required: true },
   repo_name: { kind: "string", required: true },

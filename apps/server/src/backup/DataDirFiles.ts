@@ -1,6 +1,6 @@
 /**
  * The files a data directory holds for rows, listed from the disk: repository directories and the
- * blobs of attachments and packages, keyed as the rows name them (FileReferencesSql.ts). Shared by
+ * blobs of attachments, packages and LFS objects, keyed as the rows name them (FileReferencesSql.ts). Shared by
  * the dump (files without rows are reported) and the consistency check.
  */
 import { readdir } from "node:fs/promises"
@@ -32,16 +32,19 @@ export interface BlobFile extends Omit<BlobReference, "size"> {
   readonly path: string
 }
 
-/** Every file in the two-level fan-out of `attachments/` and `packages/` (whatever its name). */
+/**
+ * Every file in the two-level fan-out of `attachments/`, `packages/` and `lfs/` (whatever its
+ * name); an LFS object's name is its whole oid, the fan-out's levels and the file's name together.
+ */
 export const blobFiles = (dataDir: string): Effect.Effect<ReadonlyArray<BlobFile>, BackupFailed> =>
   attempt("listing blob files", async () => {
     const found: Array<BlobFile> = []
-    for (const area of ["attachments", "packages"] as const) {
+    for (const area of ["attachments", "packages", "lfs"] as const) {
       const root = join(dataDir, area)
       for (const first of (await subdirectories(root)).sort()) {
         for (const second of (await subdirectories(join(root, first))).sort()) {
           for (const name of (await files(join(root, first, second))).sort()) {
-            found.push({ area, name, path: join(root, first, second, name) })
+            found.push({ area, name: area === "lfs" ? `${first}${second}${name}` : name, path: join(root, first, second, name) })
           }
         }
       }

@@ -109,6 +109,7 @@ export const dump = (
 
       let attachments = 0
       let packageFiles = 0
+      let lfsObjects = 0
       for (const blob of references.blobs) {
         const source = blobPath(options.dataDir, blob)
         const relative = source.slice(options.dataDir.length).replace(/^[/\\]+/, "").split(/[/\\]/).join("/")
@@ -119,6 +120,7 @@ export const dump = (
         }
         yield* attempt(`copying ${relative}`, () => writer.file(relative, source, info.size))
         if (blob.area === "attachments") attachments++
+        else if (blob.area === "lfs") lfsObjects++
         else packageFiles++
       }
       const rowBlobs = new Set(references.blobs.map((blob) => `${blob.area}/${blob.name}`))
@@ -152,7 +154,7 @@ export const dump = (
         schemaVersion: contents.schemaVersion,
         createdAt: new Date().toISOString(),
         database: { tables: contents.tables, sequences: contents.sequences },
-        counts: { repositories, refs, attachments, packageFiles, entries: writer.totals.entries, bytes: writer.totals.bytes },
+        counts: { repositories, refs, attachments, packageFiles, lfsObjects, entries: writer.totals.entries, bytes: writer.totals.bytes },
         checksums: writer.checksums()
       }
       yield* attempt("finishing the archive", () => writer.finish(MANIFEST_PATH, Buffer.from(JSON.stringify(manifest, null, 2))))

@@ -26,6 +26,8 @@ export const Manifest = Schema.Struct({
     refs: Schema.Int,
     attachments: Schema.Int,
     packageFiles: Schema.Int,
+    /** Absent in dumps made before LFS. */
+    lfsObjects: Schema.optionalKey(Schema.Int),
     entries: Schema.Int,
     bytes: Schema.Int
   }),

@@ -54,7 +54,9 @@ const targetOf = (dataDir: string, name: string): string | undefined => {
   const parts = path.split("/")
   if (path === "" || path.startsWith("/") || parts.some((part) => part === "" || part === "." || part === "..")) return undefined
   if (parts[0] === "database") return parts.length === 3 ? join(stagingDirectory(dataDir), parts[1] ?? "", parts[2] ?? "") : undefined
-  if (parts[0] === "repositories" || parts[0] === "attachments" || parts[0] === "packages") return join(dataDir, ...parts)
+  if (parts[0] === "repositories" || parts[0] === "attachments" || parts[0] === "packages" || parts[0] === "lfs") {
+    return join(dataDir, ...parts)
+  }
   if (path === "signing-key.asc") return join(dataDir, path)
   // The built-in SSH server's generated host keys (ssh/HostKeys.ts): clients know the server by them.
   if (path === "ssh/ssh_host_ed25519_key" || path === "ssh/ssh_host_rsa_key") return join(dataDir, path)

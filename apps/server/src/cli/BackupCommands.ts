@@ -45,7 +45,7 @@ export const printDumpSummary = (summary: DumpSummary) =>
     const rows = database.tables.reduce((sum, table) => sum + table.rows, 0)
     yield* Console.log(`dump written to ${summary.output} (${formatBytes(summary.archiveBytes)})`)
     yield* Console.log(`  schema version ${summary.manifest.schemaVersion}, ${database.tables.length} tables, ${rows} rows`)
-    yield* Console.log(`  ${counts.repositories} repositories with ${counts.refs} refs, ${counts.attachments} attachments, ${counts.packageFiles} package files`)
+    yield* Console.log(`  ${counts.repositories} repositories with ${counts.refs} refs, ${counts.attachments} attachments, ${counts.packageFiles} package files, ${counts.lfsObjects ?? 0} LFS objects`)
     yield* Console.log(`  ${counts.entries} entries, ${formatBytes(counts.bytes)} before compression`)
     if (summary.missingFiles.length > 0) {
       yield* Console.log(`  rows whose files were missing (deleted after the snapshot, or damage): ${summary.missingFiles.length}${examples(summary.missingFiles)}`)
@@ -121,7 +121,7 @@ export const restoreCommand = Command.make(
     }))
     const { counts, database } = summary.manifest
     yield* Console.log(`restored ${flags.input} (made by Kiln ${summary.manifest.kilnVersion} at ${summary.manifest.createdAt})`)
-    yield* Console.log(`  ${database.tables.reduce((sum, table) => sum + table.rows, 0)} rows, ${counts.repositories} repositories, ${counts.attachments} attachments, ${counts.packageFiles} package files`)
+    yield* Console.log(`  ${database.tables.reduce((sum, table) => sum + table.rows, 0)} rows, ${counts.repositories} repositories, ${counts.attachments} attachments, ${counts.packageFiles} package files, ${counts.lfsObjects ?? 0} LFS objects`)
     if (resynced > 0) yield* Console.log(`  branch table rewritten from git for ${resynced} repositories pushed to during the dump`)
     if (summary.schemaVersion !== summary.manifest.schemaVersion) {
       yield* Console.log(`  schema migrated from version ${summary.manifest.schemaVersion} to ${summary.schemaVersion}`)

@@ -2,7 +2,7 @@
  * `kiln doctor`: the rows and the data directory checked against each other, each check with how
  * many problems it found and a few examples. With `fix`, what is safe is repaired (the branch table
  * from git, totals from their items, the search epoch, shadowed redirects, blob files without a row
- * older than the grace period) and the rest is named with the decision it needs.
+ * older than the grace period, LFS objects no repository references) and the rest is named with the decision it needs.
  */
 import { readFile, rm, stat } from "node:fs/promises"
 import { Effect, Option } from "effect"
@@ -13,6 +13,7 @@ import { blobPath } from "@kiln/blobs"
 import * as DerivedRows from "@kiln/postgres/consistency/DerivedRowsSql"
 import * as SshKeys from "@kiln/postgres/consistency/SshKeysSql"
 import ssh2 from "ssh2"
+import * as LfsConsistency from "@kiln/postgres/consistency/LfsConsistencySql"
 import { fileReferences } from "@kiln/postgres/backup/FileReferencesSql"
 import { attempt, type BackupFailed } from "../backup/BackupFailed.ts"
 import { blobFiles, repositoryDirectories } from "../backup/DataDirFiles.ts"
@@ -79,8 +80,28 @@ export const checks = (options: DoctorOptions) =>
       const present = yield* attempt("reading the blobs", () => stat(blobPath(options.dataDir, blob)).then(() => true, () => false))
       if (!present) missingBlobs.push(`${blob.area}/${blob.name}`)
     }
-    results.push(result("attachment and package rows without a file", missingBlobs, {
-      decision: "restore the files from a backup, or delete the attachments or package versions"
+    results.push(result("attachment, package and LFS object rows without a file", missingBlobs, {
+      decision: "restore the files from a backup, or delete the attachments or package versions (LFS: see below)"
+    }))
+
+    const missingLfs = new Set(missingBlobs.filter((name) => name.startsWith("lfs/")).map((name) => name.slice("lfs/".length)))
+    const brokenReferences = missingLfs.size === 0
+      ? []
+      : (yield* LfsConsistency.references).filter((reference) => missingLfs.has(reference.oid))
+    results.push(result(
+      "LFS references to an object without a file",
+      brokenReferences.map((reference) => `${reference.owner}/${reference.name} ${reference.oid}`),
+      { decision: "push the objects again from a clone that has them (git lfs push --all origin), or restore them from a backup" }
+    ))
+
+    const unreferenced = yield* LfsConsistency.unreferencedObjects
+    results.push(result("LFS objects without a reference", unreferenced, {
+      repair: Effect.gen(function*() {
+        const removed = yield* LfsConsistency.removeUnreferenced
+        yield* Effect.forEach(removed, (oid) =>
+          attempt(`removing LFS object ${oid}`, () => rm(blobPath(options.dataDir, { area: "lfs", name: oid }), { force: true })), { discard: true })
+        return `removed ${removed.length} LFS objects without a reference`
+      })
     }))
 
     const referenced = new Set(references.blobs.map((blob) => `${blob.area}/${blob.name}`))
@@ -94,7 +115,7 @@ export const checks = (options: DoctorOptions) =>
     }
     const removable = orphans.filter((orphan) => orphan.old)
     results.push(result(
-      "attachment and package files without a row",
+      "attachment, package and LFS files without a row",
       orphans.map((orphan) => orphan.old ? orphan.name : `${orphan.name} (recent, left for now)`),
       {
         repair: Effect.as(

@@ -1,7 +1,12 @@
-/** `POST /repos/migrate` (api-facts §4.12). */
+/** `POST /repos/migrate` (api-facts §4.12), with the source's LFS objects when `lfs` is set. */
+import { join } from "node:path"
 import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import { cloneCredentials } from "@kiln/domain/repo/MigrationSource"
 import { UserStore } from "@kiln/domain/user/UserStore"
+import { repositoryPath } from "@kiln/git"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import * as LfsMigration from "../lfs/LfsMigration.ts"
 import { Api } from "../api/Api.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 import { requireWithinQuota } from "../http/QuotaGate.ts"
@@ -10,6 +15,8 @@ import { makeRepoRequests } from "./RepoRequests.ts"
 export const MigrateHandlers = HttpApiBuilder.group(Api, "repositoryMigrate", Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, failure, render } = yield* makeRepoRequests
   const users = yield* UserStore
+  const config = yield* KilnConfig
+  const lfs = yield* LfsMigration.make
 
   return handlers.handle("repoMigrate", ({ payload }) =>
     Effect.gen(function*() {
@@ -40,6 +47,19 @@ export const MigrateHandlers = HttpApiBuilder.group(Api, "repositoryMigrate", Ef
           ? errors.validation(`Authentication failed: ${error.message}.`)
           : errors.validation(`Migration failed: ${error.message}.`)
       }))
+      // `lfs: true`: the source's LFS objects too, or no migration at all (Forgejo deletes the repository).
+      if (payload.lfs === true && config.lfs.enabled && /^https?:\/\//.test(migrated.repository.originalUrl)) {
+        const gitDir = repositoryPath(join(config.dataDir, "repositories"), { owner: migrated.owner.name, name: migrated.repository.name })
+        yield* lfs.fetchObjects(migrated, principal.user, gitDir, {
+          cloneAddress: migrated.repository.originalUrl,
+          endpoint: payload.lfs_endpoint,
+          credentials: cloneCredentials({ authUsername: payload.auth_username, authPassword: payload.auth_password, authToken: payload.auth_token })
+        }).pipe(Effect.catchTag("LfsMigrationFailed", (failed) =>
+          Effect.gen(function*() {
+            yield* repositories.remove(principal.user, migrated).pipe(Effect.ignore)
+            return yield* Effect.fail(errors.validation(`Migration failed: ${failed.message}.`))
+          })))
+      }
       return render(migrated)
     }))
 }))

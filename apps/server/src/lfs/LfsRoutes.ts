@@ -16,8 +16,16 @@
  */
 import { Data, Effect, Option, Redacted, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Authentication as Authenticator, type Principal } from "@kiln/domain/auth/Authentication"
-import { anonymous, GitAccess, type GitAccessDecision, type GitOperation, refusalMessage, signed } from "@kiln/domain/git/GitAccess"
+import { Authentication as Authenticator } from "@kiln/domain/auth/Authentication"
+import {
+  anonymous,
+  GitAccess,
+  type GitAccessDecision,
+  type GitCaller,
+  type GitOperation,
+  refusalMessage,
+  signed
+} from "@kiln/domain/git/GitAccess"
 import { LfsLocks } from "@kiln/domain/lfs/LfsLocks"
 import { type BatchOperation, LfsObjects } from "@kiln/domain/lfs/LfsObjects"
 import type { LfsPointer } from "@kiln/domain/lfs/LfsPointer"
@@ -29,6 +37,7 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { fileResponse } from "../handlers/BlobResponse.ts"
 import { parseAuthorization } from "../http/Authentication.ts"
 import { jsonTextProblem } from "../http/bodies/JsonTextScan.ts"
+import { isStorableText } from "../http/TextInputGuard.ts"
 import { reserve } from "../http/ratelimit/Admission.ts"
 import { RateLimiter } from "../http/ratelimit/RateLimiter.ts"
 import { retryAfter, signInOrigin } from "../http/SignInThrottling.ts"
@@ -44,9 +53,9 @@ class Answered extends Data.TaggedError("Answered")<{ readonly response: HttpSer
 
 const answered = (response: HttpServerResponse.HttpServerResponse) => Effect.fail(new Answered({ response }))
 
-/** Who asks, as the request's credentials say (none: anonymous). */
+/** Who asks, as the request's credentials say. */
 interface LfsCaller {
-  readonly principal: Option.Option<Principal>
+  readonly caller: GitCaller
   /** Set when an LFS token signed in: the repository and operation it is bound to. */
   readonly binding: Option.Option<{ readonly repositoryId: number; readonly operation: "upload" | "download" }>
 }
@@ -65,7 +74,8 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const locks = yield* LfsLocks
   const tokens = yield* LfsTokens
   const limiter = yield* RateLimiter
-  const basePath = new URL(config.rootUrl).pathname.replace(/\/$/, "")
+
+  const noLocksForKeys = lfsMessage(403, "a deploy key holds no locks")
 
   const unauthorized = (message = "Unauthorized") => lfsMessage(401, message, { "www-authenticate": REALM, "lfs-authenticate": REALM })
 
@@ -75,17 +85,14 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
       if (Option.isNone(credentials)) {
         const refusal = reserve(limiter, request, Option.none(), "core")
         if (refusal !== undefined) return yield* answered(lfsMessage(429, refusal))
-        return { principal: Option.none(), binding: Option.none() } satisfies LfsCaller
+        return { caller: anonymous, binding: Option.none() } satisfies LfsCaller
       }
       const given = credentials.value
       if (given._tag === "Token" && isLfsToken(Redacted.value(given.secret))) {
         const resolved = yield* tokens.resolve(Redacted.value(given.secret))
         if (Option.isNone(resolved)) return yield* answered(unauthorized())
-        const { token, user } = resolved.value
-        return {
-          principal: Option.some<Principal>({ user, method: "token", scopes: Option.none() }),
-          binding: Option.some({ repositoryId: token.repositoryId, operation: token.operation })
-        } satisfies LfsCaller
+        const { caller, token } = resolved.value
+        return { caller, binding: Option.some({ repositoryId: token.repositoryId, operation: token.operation }) } satisfies LfsCaller
       }
       const principal = yield* authenticator.authenticate(given, signInOrigin(request)).pipe(
         Effect.catchTags({
@@ -93,7 +100,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
           SignInThrottled: (throttled) => answered(lfsMessage(429, throttled.message, retryAfter(throttled)))
         })
       )
-      return { principal: Option.some(principal), binding: Option.none() } satisfies LfsCaller
+      return { caller: signed(principal), binding: Option.none() } satisfies LfsCaller
     })
 
   /** Where the same request goes for the repository's current name. */
@@ -132,9 +139,8 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
       const repoParam = params["repo"] ?? ""
       const repo = repoParam.endsWith(".git") ? repoParam.slice(0, -4) : repoParam
       const caller = yield* callerOf(request)
-      if (options.signedIn === true && Option.isNone(caller.principal)) return yield* answered(unauthorized(options.message))
-      const gitCaller = Option.match(caller.principal, { onNone: () => anonymous, onSome: signed })
-      const decision = yield* access.decide(gitCaller, owner, repo, operation, { quotaSubject: "none" })
+      if (options.signedIn === true && caller.caller._tag === "Anonymous") return yield* answered(unauthorized(options.message))
+      const decision = yield* access.decide(caller.caller, owner, repo, operation, { quotaSubject: "none" })
       if (decision.kind === "moved") return yield* answered(movedTo(request, repoParam, decision.owner, decision.repo))
       if (decision.kind !== "allowed") return yield* answered(refusal(decision, options.message))
       if (Option.isSome(caller.binding)) {
@@ -144,7 +150,9 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
           return yield* answered(unauthorized(options.message))
         }
       }
-      return { target: decision.target, user: Option.map(caller.principal, (principal) => principal.user) } satisfies Opened
+      // A deploy key is no account: it reads and uploads what its grant allows, and holds no locks.
+      const user = caller.caller._tag === "Signed" ? Option.some(caller.caller.principal.user) : Option.none<User>()
+      return { target: decision.target, user } satisfies Opened
     })
 
   const requireLfsAccept = Effect.gen(function*() {
@@ -220,12 +228,10 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     const pointer = { oid: params["oid"] ?? "", size: /^\d{1,15}$/.test(sizeText) ? Number(sizeText) : -1 }
     if (!isValidPointer(pointer)) return lfsStatus(422)
     const { target, user } = yield* open("write")
-    // GitAccess allows a write to signed-in callers only.
-    if (Option.isNone(user)) return unauthorized()
     if (config.lfs.maxFileSize > 0 && pointer.size > config.lfs.maxFileSize) {
       return lfsMessage(422, `Size must be less than or equal to ${config.lfs.maxFileSize}`)
     }
-    return yield* objects.upload(target, user.value, pointer, request.stream).pipe(
+    return yield* objects.upload(target, user, pointer, request.stream).pipe(
       Effect.as(lfsStatus(200)),
       Effect.catchTags({
         LfsContentMismatch: (mismatch) => Effect.succeed(lfsMessage(422, mismatch.message)),
@@ -277,6 +283,8 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     const request = yield* HttpServerRequest.HttpServerRequest
     const { target } = yield* open("read", { signedIn: true, message: "You must have pull access to list locks" })
     const url = new URL(request.url, "http://internal")
+    // Query values reach the database: text PostgreSQL cannot store names no lock.
+    if ([...url.searchParams.values()].some((value) => !isStorableText(value))) return lfsJson(200, { locks: [] })
     return yield* locks.list(target, {
       ...pageRequest(url),
       id: url.searchParams.get("id") ?? undefined,
@@ -294,7 +302,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   yield* router.add("POST", `${prefix}/locks`, route(Effect.gen(function*() {
     yield* requireLfsAccept
     const { target, user } = yield* open("write", { signedIn: true, message: "You must have push access to create locks" })
-    if (Option.isNone(user)) return unauthorized()
+    if (Option.isNone(user)) return noLocksForKeys
     const path = field(yield* jsonBody(lfsStatus(400)), "path")
     if (typeof path !== "string") return lfsStatus(400)
     return yield* locks.create(target, user.value, path).pipe(
@@ -310,7 +318,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     yield* requireLfsAccept
     const request = yield* HttpServerRequest.HttpServerRequest
     const { target, user } = yield* open("write", { signedIn: true, message: "You must have push access to verify locks" })
-    if (Option.isNone(user)) return unauthorized()
+    if (Option.isNone(user)) return noLocksForKeys
     const body = yield* jsonBody(lfsStatus(400))
     const cursor = field(body, "cursor")
     const limit = field(body, "limit")
@@ -333,7 +341,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     yield* requireLfsAccept
     const params = yield* HttpRouter.params
     const { target, user } = yield* open("write", { signedIn: true, message: "You must have push access to delete locks" })
-    if (Option.isNone(user)) return unauthorized()
+    if (Option.isNone(user)) return noLocksForKeys
     const force = field(yield* jsonBody(lfsStatus(400)), "force") === true
     return yield* locks.unlock(target, user.value, params["id"] ?? "", force).pipe(
       Effect.map((lock) => lfsJson(200, { lock: lockJson(lock) })),
@@ -346,5 +354,4 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
 
   // Anything else under the LFS API: Forgejo's NotFound.
   yield* router.add("*", `${prefix}/*`, Effect.succeed(lfsStatus(404)))
-  void basePath
 }))

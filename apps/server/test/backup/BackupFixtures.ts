@@ -3,12 +3,11 @@
  * operator runs it, and everything a client can list read back for comparison.
  */
 import { execFile, execFileSync, spawn } from "node:child_process"
-import { createHash } from "node:crypto"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { ConnectionUrl } from "@kiln/postgres"
@@ -85,6 +84,12 @@ export const git = (args: ReadonlyArray<string>, options: { readonly cwd?: strin
 export const cloneUrl = (port: number, path: string) => `http://alice:alice-password@127.0.0.1:${port}/${path}.git`
 
 /** Users, an organization with a team and a hook, repositories with branches, statuses, a release with an attachment, a package, quota. */
+/** The LFS object `populate` uploads to acme/app. */
+export const LFS_OBJECT = (() => {
+  const content = Buffer.alloc(40_000, 9)
+  return { content, oid: createHash("sha256").update(content).digest("hex") }
+})()
+
 export const populate = async (port: number, work: string) => {
   for (const name of ["alice", "bob"]) {
     await ok(port, "POST", "/api/v1/admin/users", {
@@ -138,6 +143,7 @@ export const populate = async (port: number, work: string) => {
   form.append("attachment", new Blob([Buffer.alloc(50_000, 7)]), "app.bin")
   await ok(port, "POST", `/api/v1/repos/acme/app/releases/${String(field(release, "id"))}/assets`, { auth: aliceAuth, body: form })
   await ok(port, "PUT", "/api/packages/alice/generic/tool/1.0.0/tool.bin", { auth: aliceAuth, body: Buffer.alloc(30_000, 3) })
+  await ok(port, "PUT", `/acme/app.git/info/lfs/objects/${LFS_OBJECT.oid}/${LFS_OBJECT.content.length}`, { auth: aliceAuth, body: LFS_OBJECT.content })
 
   await ok(port, "POST", "/api/v1/admin/quota/rules", { json: { name: "roomy", limit: 1_000_000_000, subjects: ["size:all"] } })
   await ok(port, "POST", "/api/v1/admin/quota/groups", { json: { name: "standard", rules: [{ name: "roomy" }] } })

@@ -11,7 +11,19 @@ import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { freePort, listening, spawnServer } from "../support/ServerProcess.ts"
-import { freshDatabase, git, gitEnv, keepPushing, listEverything, populate, runCli, temporaryDirectory } from "./BackupFixtures.ts"
+import {
+  aliceAuth,
+  api,
+  freshDatabase,
+  git,
+  gitEnv,
+  keepPushing,
+  LFS_OBJECT,
+  listEverything,
+  populate,
+  runCli,
+  temporaryDirectory
+} from "./BackupFixtures.ts"
 
 const serverEnv = (database: Record<string, string>) => ({ KILN_SIGNING_KEY: "generate", KILN_ACCESS_LOG: "false", ...database })
 
@@ -36,7 +48,7 @@ describe("kiln dump and kiln restore", () => {
       await writer.stop()
       assert.strictEqual(dumped.code, 0, dumped.stderr)
       assert.isAbove(writer.pushed.length, 3, "the writer pushed while the dump ran")
-      assert.match(dumped.stdout, /3 repositories with \d+ refs, 1 attachments, 1 package files/, dumped.stdout)
+      assert.match(dumped.stdout, /3 repositories with \d+ refs, 1 attachments, 1 package files, 1 LFS objects/, dumped.stdout)
       assert.include(dumped.stdout, "password hashes (scrypt): 3 (users.password_hash)")
       assert.include(dumped.stdout, "webhook signing secrets (plain text): 1 (webhooks.secret)")
       assert.include(dumped.stdout, "signing key (signing-key.asc)")
@@ -61,6 +73,10 @@ describe("kiln dump and kiln restore", () => {
       await listening(copy)
       try {
         assert.deepStrictEqual(await listEverything(copy.port, { skipRepository: "bob/stream" }), expected)
+        // The LFS object and its reference came along.
+        const lfs = await api(copy.port, "GET", `/acme/app.git/info/lfs/objects/${LFS_OBJECT.oid}`, { auth: aliceAuth })
+        assert.strictEqual(lfs.status, 200, lfs.text)
+        assert.isTrue(lfs.bytes.equals(LFS_OBJECT.content))
 
         // The repository pushed to during the dump: whole (fsck), its branch table agreeing with its
         // refs, and at a commit the writer had pushed.

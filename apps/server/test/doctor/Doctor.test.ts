@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -36,8 +36,10 @@ const CHECKS = [
   "repository directories without a row (unadopted)",
   "branch tables differing from git",
   "usage totals differing from their items",
-  "attachment and package rows without a file",
-  "attachment and package files without a row",
+  "attachment, package and LFS object rows without a file",
+  "LFS references to an object without a file",
+  "LFS objects without a reference",
+  "attachment, package and LFS files without a row",
   "repository search epoch",
   "redirects from a name a repository has taken",
   "deploy keys added to no repository",
@@ -79,7 +81,15 @@ describe("kiln doctor", () => {
       const strayName = "ab".repeat(32)
       mkdirSync(join(dataDir, "packages", "ab", "ab"), { recursive: true })
       writeFileSync(join(dataDir, "packages", "ab", "ab", strayName), "stray")
+      // LFS: an object nothing references (with its file), and a reference to one without a file.
+      const unreferencedOid = "cd".repeat(32)
+      const missingOid = "ef".repeat(32)
+      const lfsFile = (oid: string) => join(dataDir, "lfs", oid.slice(0, 2), oid.slice(2, 4), oid.slice(4))
+      mkdirSync(join(dataDir, "lfs", "cd", "cd"), { recursive: true })
+      writeFileSync(lfsFile(unreferencedOid), "lonely")
       await onDatabase(dataDir, database.env, [
+        `INSERT INTO lfs_objects (oid, size, created_at) VALUES ('${unreferencedOid}', 6, 0), ('${missingOid}', 5, 0)`,
+        `INSERT INTO lfs_references (repo_id, oid, size, created_at) SELECT id, '${missingOid}', 5, 0 FROM repositories WHERE lower_name = 'app'`,
         "UPDATE repositories SET attachments_size = attachments_size + 999 WHERE lower_name = 'app'",
         "UPDATE packages SET size = size + 5",
         "DELETE FROM repository_search_epoch",
@@ -93,7 +103,9 @@ describe("kiln doctor", () => {
 
       const damaged = await runCli(["doctor"], env)
       assert.strictEqual(damaged.code, 1, damaged.stdout + damaged.stderr)
-      assert.deepStrictEqual(CHECKS.map((check) => found(damaged.stdout, check)), [1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 2], damaged.stdout)
+      assert.deepStrictEqual(CHECKS.map((check) => found(damaged.stdout, check)), [1, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2], damaged.stdout)
+      assert.include(damaged.stdout, `acme/app ${missingOid}`)
+      assert.include(damaged.stdout, unreferencedOid)
       assert.include(damaged.stdout, "alice/tools")
       assert.include(damaged.stdout, "bob/ghost")
       assert.include(damaged.stdout, `packages/${strayName}`)
@@ -101,11 +113,16 @@ describe("kiln doctor", () => {
 
       const fixed = await runCli(["doctor", "--fix", "--grace-minutes", "0"], env)
       assert.strictEqual(fixed.code, 1, fixed.stdout + fixed.stderr)
-      assert.strictEqual((fixed.stdout.match(/fixed: /g) ?? []).length, 6, fixed.stdout)
-      assert.strictEqual((fixed.stdout.match(/needs a decision: /g) ?? []).length, 5, fixed.stdout)
+      assert.strictEqual((fixed.stdout.match(/fixed: /g) ?? []).length, 7, fixed.stdout)
+      assert.strictEqual((fixed.stdout.match(/needs a decision: /g) ?? []).length, 6, fixed.stdout)
+      assert.isFalse(existsSync(lfsFile(unreferencedOid)))
 
       const afterFix = await runCli(["doctor"], env)
-      assert.deepStrictEqual(CHECKS.map((check) => found(afterFix.stdout, check)), [1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 2], afterFix.stdout)
+      assert.deepStrictEqual(CHECKS.map((check) => found(afterFix.stdout, check)), [1, 1, 0, 0, 2, 1, 0, 0, 0, 0, 0, 1, 2], afterFix.stdout)
+
+      // The missing LFS object, restored from a backup.
+      mkdirSync(join(dataDir, "lfs", "ef", "ef"), { recursive: true })
+      writeFileSync(lfsFile(missingOid), "found")
 
       // The decisions, taken through the API.
       const second = spawnServer({ dataDir, port: await freePort(), env: serverEnv })

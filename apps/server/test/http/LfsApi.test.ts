@@ -13,12 +13,13 @@ import { TestClock } from "effect/testing"
 import { createHash, randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { signed } from "@kiln/domain/git/GitAccess"
+import { deployKey, signed } from "@kiln/domain/git/GitAccess"
 import { LfsAuthenticate } from "@kiln/domain/lfs/LfsAuthenticate"
 import { LfsCollection } from "@kiln/domain/lfs/LfsCollection"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { KilnConfig } from "../../src/config/KilnConfig.ts"
 import { assertSchema } from "../support/LfsSchemas.ts"
+import { makeKeyPair } from "../support/SshClient.ts"
 import { at, baseUrl, createToken, createUser, request, ROOT_URL } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 import { adminCall } from "./QuotaFixtures.ts"
@@ -399,6 +400,35 @@ describe("Git LFS API", () => {
         assert.strictEqual(refused.refusal.kind, "not-found")
         const unknownToken = yield* batch("jay/tools", "download", [], { bearer: "kiln-lfs-0000" })
         assert.strictEqual(unknownToken.status, 401)
+
+        // A read-only deploy key of the private repository: its token downloads, never uploads,
+        // and stops opening anything once the key is removed.
+        const key = yield* request("POST", "/api/v1/repos/jay/tools/keys", {
+          auth: jay.auth,
+          json: { title: "ci", key: makeKeyPair().publicKey, read_only: true }
+        })
+        assert.strictEqual(key.status, 201, key.text)
+        const keyId = Number(at(key.body, "key_id"))
+        const grant = Number(at(key.body, "id"))
+        const tools = Number(at((yield* request("GET", "/api/v1/repos/jay/tools", { auth: jay.auth })).body, "id"))
+        const asKey = yield* authenticate.authenticate(deployKey(keyId, [{ repositoryId: tools, readOnly: true }]), "jay", "tools", "read")
+        const keyBearer = (asKey.header["Authorization"] ?? "").replace(/^Bearer /, "")
+        const keyDownload = yield* batch("jay/tools", "download", [{ oid: item.oid, size: item.size }], { bearer: keyBearer })
+        assert.strictEqual(keyDownload.status, 200, keyDownload.text)
+        assert.isDefined(at(objectsOf(keyDownload.body)[0], "actions", "download"))
+        const fetched = yield* call("GET", `/jay/tools.git/info/lfs/objects/${item.oid}`, { auth: { bearer: keyBearer } })
+        assert.isTrue(fetched.bytes.equals(item.content))
+        // Refused by the key's own grant, before the token's binding is even looked at.
+        const keyUpload = yield* batch("jay/tools", "upload", [{ oid: item.oid, size: item.size }], { bearer: keyBearer })
+        assert.strictEqual(keyUpload.status, 403)
+        assert.deepStrictEqual(keyUpload.body, { message: "This deploy key is read-only: it cannot push." })
+        const refusedUpload = yield* Effect.flip(
+          authenticate.authenticate(deployKey(keyId, [{ repositoryId: tools, readOnly: true }]), "jay", "tools", "write")
+        )
+        assert.strictEqual(refusedUpload.refusal.kind, "forbidden")
+        assert.strictEqual((yield* request("DELETE", `/api/v1/repos/jay/tools/keys/${grant}`, { auth: jay.auth })).status, 204)
+        const afterRemoval = yield* batch("jay/tools", "download", [{ oid: item.oid, size: item.size }], { bearer: keyBearer })
+        assert.strictEqual(afterRemoval.status, 401)
       }))
 
     it.effect("the collection removes objects unreferenced for a whole grace period, and nothing referenced", () =>
@@ -534,6 +564,18 @@ describe("Git LFS API", () => {
           yield* collection.collect
           assert.isTrue(Fs.existsSync(file), `round ${round}: a referenced object stays`)
         }
+      }))
+  })
+
+  layer(TestServer.layer({ lfs: { ...TestServer.testSettings().lfs, enabled: false } }), { timeout: "120 seconds" })("disabled", (it) => {
+    it.effect("KILN_LFS_ENABLED=false: the LFS paths name nothing (404)", () =>
+      Effect.gen(function*() {
+        const rae = yield* createUser("rae")
+        yield* createRepo(rae.auth, "plain")
+        const item = object(10)
+        const asked = yield* batch("rae/plain", "upload", [{ oid: item.oid, size: item.size }], rae.auth)
+        assert.strictEqual(asked.status, 404)
+        assert.strictEqual((yield* upload("rae/plain", item, rae.auth)).status, 404)
       }))
   })
 })

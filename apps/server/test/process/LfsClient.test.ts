@@ -6,7 +6,8 @@
  * verified, refused to another user and force-unlocked by an administrator; read-only access
  * refused on upload; a quota over its limit refused (KILN_QUOTA_ENFORCE on); usage equal to the sum
  * of referenced objects after pushes, forks and deletions; two clients pushing the same object at
- * once (stored once, referenced by both repositories).
+ * once (stored once, referenced by both repositories); a migration with `lfs: true` (and
+ * `lfs_endpoint`) fetching the source's objects.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile, spawn } from "node:child_process"
@@ -60,7 +61,7 @@ describe("git-lfs against a Kiln process", () => {
     server = spawnServer({
       dataDir,
       port,
-      env: { KILN_ROOT_URL: `${base}/`, KILN_ACCESS_LOG: "false", KILN_QUOTA_ENFORCE: "true" }
+      env: { KILN_ROOT_URL: `${base}/`, KILN_ACCESS_LOG: "false", KILN_QUOTA_ENFORCE: "true", KILN_MIGRATIONS_ALLOW_LOCAL: "true" }
     })
     await listening(server)
   }
@@ -365,5 +366,52 @@ describe("git-lfs against a Kiln process", () => {
       await client.git(["clone", "-q", remote(owner, repo, client.name), check])
       assert.strictEqual(await sha256File(join(check, "shared.bin")), digest)
     }
+  }, 300_000)
+
+  it("a migration with lfs: true fetches the source's objects, from the clone address or lfs_endpoint", async () => {
+    const ida = await makeClient("ida")
+    const jon = await makeClient("jon")
+    const created = await api("POST", "/user/repos", `ida:${ida.password}`, { name: "vault", private: true })
+    assert.strictEqual(created.status, 201, created.text)
+    const work = await workTree(ida, "ida", "vault", join(ida.home, "vault"))
+    await randomFile(join(work, "one.bin"), 30_000)
+    await randomFile(join(work, "two.bin"), 3 * MiB)
+    await ida.git(["add", "-A"], work)
+    await ida.git(["commit", "-q", "-m", "objects"], work)
+    await ida.git(["push", "-q", "origin", "main"], work)
+    const digests = { "one.bin": await sha256File(join(work, "one.bin")), "two.bin": await sha256File(join(work, "two.bin")) }
+    const kay = await makeClient("kay")
+    const migrate = (client: Client, name: string, extra: Record<string, unknown>) =>
+      api("POST", "/repos/migrate", `${client.name}:${client.password}`, {
+        clone_addr: `${base}/ida/vault.git`,
+        repo_name: name,
+        auth_username: "ida",
+        auth_password: ida.password,
+        lfs: true,
+        ...extra
+      })
+    const hasObjects = async (client: Client, repo: string) => {
+      const clone = join(client.home, repo)
+      const cloned = await client.run(["clone", "-q", remote(client.name, repo, client.name), clone])
+      assert.strictEqual(cloned.code, 0, cloned.stderr)
+      for (const [name, digest] of Object.entries(digests)) assert.strictEqual(await sha256File(join(clone, name)), digest)
+    }
+
+    // lfs_endpoint names where the objects are; a wrong one fails the migration and leaves nothing.
+    const wrong = await migrate(jon, "vault-wrong", { lfs_endpoint: `${base}/ida/nothing.git/info/lfs` })
+    assert.strictEqual(wrong.status, 422, wrong.text)
+    assert.include(wrong.text, "Migration failed")
+    assert.strictEqual((await api("GET", "/repos/jon/vault-wrong", `jon:${jon.password}`)).status, 404)
+    assert.strictEqual(await lfsUsage(jon), 0)
+
+    // Neither jon nor kay may read ida's private repository: the bytes are downloaded with ida's credentials.
+    const copied = await migrate(jon, "vault-copy", {})
+    assert.strictEqual(copied.status, 201, copied.text)
+    assert.strictEqual(await lfsUsage(jon), 30_000 + 3 * MiB)
+    await hasObjects(jon, "vault-copy")
+    const explicit = await migrate(kay, "vault-explicit", { lfs_endpoint: `${base}/ida/vault/info/lfs` })
+    assert.strictEqual(explicit.status, 201, explicit.text)
+    assert.strictEqual(await lfsUsage(kay), 30_000 + 3 * MiB)
+    await hasObjects(kay, "vault-explicit")
   }, 300_000)
 })

@@ -65,7 +65,7 @@ export class LfsObjects extends Context.Service<LfsObjects, {
   /** Receives the object's bytes; its reference exists when this succeeds. */
   readonly upload: <E>(
     target: OwnedRepository,
-    caller: User,
+    caller: Option.Option<User>,
     pointer: LfsPointer,
     content: Stream.Stream<Uint8Array, E>
   ) => Effect.Effect<void, E | LfsContentMismatch | QuotaExceeded | BlobStorageFailure>
@@ -159,7 +159,7 @@ export const layer: Layer.Layer<
 
     const receive = <E>(pointer: LfsPointer, content: Stream.Stream<Uint8Array, E>) =>
       Effect.gen(function*() {
-        const staged = yield* blobs.receive(content, pointer.size).pipe(
+        const staged = yield* blobs.receive(content, pointer.size, "sha256").pipe(
           Effect.catchIf((error): error is BlobTooLarge => error instanceof BlobTooLarge, () =>
             Effect.fail(new LfsContentMismatch({ message: SIZE_MISMATCH })))
         )
@@ -168,7 +168,7 @@ export const layer: Layer.Layer<
         return staged
       })
 
-    const upload = <E>(target: OwnedRepository, caller: User, pointer: LfsPointer, content: Stream.Stream<Uint8Array, E>) =>
+    const upload = <E>(target: OwnedRepository, caller: Option.Option<User>, pointer: LfsPointer, content: Stream.Stream<Uint8Array, E>) =>
       Effect.gen(function*() {
         const repositoryId = target.repository.id
         if (Option.isSome(yield* store.referenced(repositoryId, pointer.oid))) return
@@ -176,7 +176,7 @@ export const layer: Layer.Layer<
         const now = yield* nowSeconds
         // Stored already and readable elsewhere: referenced without reading the bytes (Forgejo).
         const stored = yield* store.find(pointer.oid)
-        if (Option.isSome(stored) && stored.value.size === pointer.size && (yield* accessible(Option.some(caller), pointer.oid))) {
+        if (Option.isSome(stored) && stored.value.size === pointer.size && (yield* accessible(caller, pointer.oid))) {
           const added = yield* Effect.option(store.addReference(repositoryId, pointer, now))
           if (Option.isSome(added)) return
         }

@@ -22,7 +22,8 @@ export interface LockQuery {
 /** A token `git-lfs-authenticate` handed out, as stored: the secret only as its SHA-256. */
 export interface StoredLfsToken {
   readonly repositoryId: number
-  readonly userId: number
+  /** Whom it was handed to: an account, or a deploy key (its public key's id). */
+  readonly holder: { readonly _tag: "User"; readonly userId: number } | { readonly _tag: "DeployKey"; readonly keyId: number }
   readonly operation: "upload" | "download"
   /** Unix milliseconds. */
   readonly expiresAt: number

@@ -24,11 +24,18 @@ export interface BlobDigests {
   readonly sha512: string
 }
 
+/**
+ * Which digests `receive` computes: all four (attachments and packages show them), or only the
+ * SHA-256 (content-addressed LFS objects need no other; hashing 200 MB four times costs seconds).
+ */
+export type ReceivedDigests = "all" | "sha256"
+
 /** A received upload, waiting in a staging file until placed or dropped with its scope. */
 export interface StagedBlob {
   /** Opaque to callers: the adapter's handle on the staging file. */
   readonly id: string
   readonly size: number
+  /** With `digests: "sha256"`, the others are empty strings. */
   readonly digests: BlobDigests
 }
 
@@ -69,7 +76,8 @@ export class BlobStorage extends Context.Service<BlobStorage, {
    */
   readonly receive: <E>(
     content: Stream.Stream<Uint8Array, E>,
-    maxSize: number
+    maxSize: number,
+    digests?: ReceivedDigests
   ) => Effect.Effect<StagedBlob, E | BlobTooLarge | BlobStorageFailure, Scope.Scope>
   /** Moves the staged file to `key` in one step (replacing a file already there: same key, same content). */
   readonly place: (staged: StagedBlob, key: BlobKey) => Effect.Effect<void, BlobStorageFailure>

@@ -1,7 +1,7 @@
 /**
  * `POST /repos/migrate` (api-facts §4.12; routers/api/v1/repo/migrate.go): a new repository filled
- * by cloning every branch and tag of a remote. Only plain git data is migrated (issues, releases,
- * wiki and LFS are not). Checks run in Forgejo's order: owner, permission, clone address and host
+ * by cloning every branch and tag of a remote. Only plain git data is migrated here (issues, releases
+ * and wiki are not; LFS objects are fetched after the clone by the HTTP handler, lfs/LfsMigration.ts). Checks run in Forgejo's order: owner, permission, clone address and host
  * policy, name; the clone then runs into a staging directory, so a failure leaves no row and no files.
  */
 import { Effect, Option } from "effect"

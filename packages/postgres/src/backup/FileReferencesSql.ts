@@ -13,7 +13,7 @@ export interface RepositoryReference {
 }
 
 export interface BlobReference {
-  readonly area: "attachments" | "packages"
+  readonly area: "attachments" | "packages" | "lfs"
   readonly name: string
   readonly size: number
 }
@@ -32,11 +32,17 @@ export const fileReferences: Effect.Effect<FileReferences, SqlError.SqlError, Sq
     SELECT uuid::text AS name, size::text AS size FROM attachments ORDER BY uuid`
   const packages = yield* sql<{ readonly name: string; readonly size: string }>`
     SELECT hash_sha256 AS name, size::text AS size FROM package_blobs ORDER BY hash_sha256`
+  // A schema from before LFS (an older dump being restored) has no such table.
+  const [lfsTable] = yield* sql<{ readonly present: boolean }>`SELECT to_regclass('lfs_objects') IS NOT NULL AS present`
+  const lfs = lfsTable?.present === true
+    ? yield* sql<{ readonly name: string; readonly size: string }>`SELECT oid AS name, size::text AS size FROM lfs_objects ORDER BY oid`
+    : []
   return {
     repositories: repositories.map((row) => ({ owner: row.owner, name: row.name, size: Number(row.size) })),
     blobs: [
       ...attachments.map((row) => ({ area: "attachments" as const, name: row.name, size: Number(row.size) })),
-      ...packages.map((row) => ({ area: "packages" as const, name: row.name, size: Number(row.size) }))
+      ...packages.map((row) => ({ area: "packages" as const, name: row.name, size: Number(row.size) })),
+      ...lfs.map((row) => ({ area: "lfs" as const, name: row.name, size: Number(row.size) }))
     ]
   }
 })
@@ -45,6 +51,7 @@ export const fileReferences: Effect.Effect<FileReferences, SqlError.SqlError, Sq
 const secretColumns = [
   { table: "users", column: "password_hash", what: "password hashes (scrypt)" },
   { table: "access_tokens", column: "hash", what: "access token hashes" },
+  { table: "lfs_tokens", column: "hash", what: "git-lfs-authenticate token hashes (short-lived)" },
   { table: "webhooks", column: "secret", what: "webhook signing secrets (plain text)" },
   { table: "webhooks", column: "authorization_header", what: "webhook Authorization headers (plain text)" }
 ] as const

@@ -11,7 +11,8 @@
  *   transaction of the write, so an owner's `size:git:lfs` is exact at every moment.
  * - A fork starts with its base's references (Forgejo copies the meta rows; the files stay shared).
  * - `lfs_uploads`: uploads being received, so the collection leaves their objects alone.
- * - `lfs_tokens`: SHA-256 of the short-lived secrets of `git-lfs-authenticate`.
+ * - `lfs_tokens`: SHA-256 of the short-lived secrets of `git-lfs-authenticate`, each for an
+ *   account or for a deploy key (`public_keys` row), whose grants are read again on every use.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
@@ -82,8 +83,10 @@ export default Effect.gen(function*() {
     CREATE TABLE lfs_tokens (
       hash text PRIMARY KEY,
       repo_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
-      user_id bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      user_id bigint REFERENCES users (id) ON DELETE CASCADE,
+      deploy_key_id bigint REFERENCES public_keys (id) ON DELETE CASCADE,
       operation text NOT NULL CHECK (operation IN ('upload', 'download')),
-      expires_at bigint NOT NULL
+      expires_at bigint NOT NULL,
+      CHECK ((user_id IS NULL) <> (deploy_key_id IS NULL))
     )`
 })

@@ -135,16 +135,20 @@ export const layer = Layer.effect(
         sql`DELETE FROM lfs_locks WHERE repo_id = ${repositoryId} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
 
       saveToken: (hash, token) =>
-        sql`INSERT INTO lfs_tokens (hash, repo_id, user_id, operation, expires_at)
-          VALUES (${hash}, ${token.repositoryId}, ${token.userId}, ${token.operation}, ${token.expiresAt})`.pipe(Effect.asVoid, Effect.orDie),
+        sql`INSERT INTO lfs_tokens (hash, repo_id, user_id, deploy_key_id, operation, expires_at)
+          VALUES (${hash}, ${token.repositoryId}, ${token.holder._tag === "User" ? token.holder.userId : null},
+            ${token.holder._tag === "DeployKey" ? token.holder.keyId : null}, ${token.operation}, ${token.expiresAt})`.pipe(Effect.asVoid, Effect.orDie),
 
       findToken: (hash, now) =>
-        sql<{ repo_id: unknown; user_id: unknown; operation: string; expires_at: unknown }>`SELECT repo_id, user_id, operation, expires_at
+        sql<{ repo_id: unknown; user_id: unknown; deploy_key_id: unknown; operation: string; expires_at: unknown }>`SELECT
+            repo_id, user_id, deploy_key_id, operation, expires_at
           FROM lfs_tokens WHERE hash = ${hash} AND expires_at > ${now}`.pipe(
           Effect.map(([row]) =>
             row === undefined ? Option.none<StoredLfsToken>() : Option.some<StoredLfsToken>({
               repositoryId: int(row.repo_id),
-              userId: int(row.user_id),
+              holder: row.user_id === null
+                ? { _tag: "DeployKey", keyId: int(row.deploy_key_id) }
+                : { _tag: "User", userId: int(row.user_id) },
               operation: row.operation === "upload" ? "upload" : "download",
               expiresAt: int(row.expires_at)
             })),

@@ -30,7 +30,7 @@ const ORDER_COLUMN: Record<SearchOrder["sort"], string> = {
   updated: "r.updated_at",
   size: "r.size",
   git_size: "r.size",
-  lfs_size: "r.id",
+  lfs_size: "r.lfs_size",
   stars: "r.num_stars",
   forks: "r.num_forks",
   id: "r.id"
