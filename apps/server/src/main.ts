@@ -9,6 +9,7 @@ import * as KilnConfig from "./config/KilnConfig.ts"
 import { createNodeServer } from "./http/NodeServer.ts"
 import * as KilnServer from "./KilnServer.ts"
 import * as ProcessFailures from "./platform/ProcessFailures.ts"
+import * as StartupMemoryRelease from "./platform/StartupMemoryRelease.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
@@ -22,7 +23,9 @@ const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   })
 }))
 
-export const ServerLive = KilnServer.compose(HttpServerLive).pipe(
+export const ServerLive = StartupMemoryRelease.layer.pipe(
+  // Built first: once the server is up, what its start used is given back.
+  Layer.provideMerge(KilnServer.compose(HttpServerLive)),
   Layer.provideMerge(KilnConfig.layer),
   Layer.merge(ArrayBufferReclaimer.layer()),
   // Logs an unhandled rejection and keeps serving; logs an uncaught exception and exits 1.
