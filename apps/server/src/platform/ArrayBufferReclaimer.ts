@@ -13,8 +13,7 @@
  * in ArrayBuffers than the threshold, so they never trigger it.
  */
 import { Effect, Layer } from "effect"
-import { setFlagsFromString } from "node:v8"
-import { runInNewContext } from "node:vm"
+import { collectGarbage } from "./GarbageCollector.ts"
 
 export interface ReclaimerOptions {
   readonly intervalMillis: number
@@ -22,17 +21,6 @@ export interface ReclaimerOptions {
 }
 
 export const defaults: ReclaimerOptions = { intervalMillis: 20, thresholdBytes: 8 * 1024 * 1024 }
-
-type CollectGarbage = (options: { readonly type: "minor" | "major" }) => void
-
-/**
- * V8's `gc` function without `--expose-gc` on the command line, so that however the server is
- * started it behaves the same: the flag set at run time exposes `gc` to contexts made afterwards.
- */
-const collectGarbage = (): CollectGarbage => {
-  setFlagsFromString("--expose-gc")
-  return runInNewContext("gc")
-}
 
 export const layer = (options: ReclaimerOptions = defaults): Layer.Layer<never> =>
   Layer.effectDiscard(Effect.acquireRelease(
