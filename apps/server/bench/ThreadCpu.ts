@@ -126,3 +126,12 @@ export const sampleOwnAndChildren = (pid: number | "self"): OwnAndChildren | und
     children: (Number(fields[13]) + Number(fields[14])) / ticksPerSecond
   }
 }
+
+/** The live child processes of `pid` whose command line contains `text`. */
+export const childProcesses = (pid: number, text: string): Array<number> =>
+  (list("/proc") ?? []).filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
+    const stat = read(`/proc/${entry}/stat`)
+    if (stat === undefined) return []
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+    return parent === pid && read(`/proc/${entry}/cmdline`)?.includes(text) === true ? [Number(entry)] : []
+  })
