@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs"
 import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises"
-import { dirname, join } from "node:path"
+import { dirname, join, sep } from "node:path"
 import { commit, listBranches, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
 import { Effect, Layer, Option, Schedule } from "effect"
 import { AlreadyExists, Conflict, Invalid, NotFound } from "@kiln/domain/errors"
@@ -17,6 +17,7 @@ import { isValidRefName } from "@kiln/domain/git/RefName"
 import { ZeroId } from "@kiln/domain/git/RefUpdate"
 import { readCommitInfo, toIsomorphicActor } from "./CommitReading.ts"
 import { directorySize } from "./DirectorySize.ts"
+import { SettledDirectorySizes } from "./SettledDirectorySizes.ts"
 import { type GitCommandOptions, readRefs, runGit } from "./GitCommand.ts"
 import { gitReader, isomorphicReader, type ObjectReader } from "./ObjectReaders.ts"
 import { PackCaches } from "./PackCaches.ts"
@@ -171,6 +172,7 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
   Effect.gen(function*() {
     yield* sweepLeftovers(root)
     const caches = new PackCaches(options.packCacheMaxBytes ?? 256 * 1024 ** 2)
+    const settledSizes = new SettledDirectorySizes()
     const command: GitCommandOptions = { gitBinary: options.gitBinary ?? "git" }
 
     const locate = (location: RepositoryLocation): Effect.Effect<string, Invalid> =>
@@ -277,6 +279,7 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
               throw error
             }))
           caches.drop(target)
+          settledSizes.forgetUnder(`${target}${sep}`)
           if (!removed) return
           yield* io("remove", () => rm(trash, { recursive: true, force: true })).pipe(
             Effect.retry({ times: 3, schedule: Schedule.spaced("100 millis") }),
@@ -303,6 +306,8 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
             })
           )
           caches.drop(source)
+          settledSizes.forgetUnder(`${source}${sep}`)
+          settledSizes.forgetUnder(`${target}${sep}`)
         }),
 
       renameOwner: (from, to) =>
@@ -334,11 +339,12 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
             })
           )
           caches.dropUnder(source)
+          settledSizes.forgetUnder(`${source}${sep}`)
         }),
 
       sizeInBytes: (location) =>
         Effect.flatMap(open(location), ({ gitdir }) =>
-          Effect.tryPromise({ try: () => directorySize(gitdir), catch: (error) => error }).pipe(
+          Effect.tryPromise({ try: () => directorySize(gitdir, settledSizes), catch: (error) => error }).pipe(
             Effect.retry({ times: 3, schedule: Schedule.exponential("20 millis") }),
             Effect.orDie
           )),
