@@ -223,7 +223,11 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
         : ref.startsWith("refs/") ? [ref]
         : [`refs/heads/${ref}`, `refs/tags/${ref}`]
       for (const candidate of candidates) {
-        const [found] = await reader.commits([candidate])
+        // Components within git's rules can still make a path no file system holds: no such ref exists.
+        const [found] = await reader.commits([candidate]).catch((error: unknown) => {
+          if (errorCode(error) === "ENAMETOOLONG") return []
+          throw error
+        })
         if (found !== undefined) return found
       }
       const id = ref.toLowerCase()

@@ -15,6 +15,7 @@ import branchSyncPending from "./0012_branch_sync_pending.ts"
 import conditionalRequests from "./0013_conditional_requests.ts"
 import signinFailures from "./0014_signin_failures.ts"
 import jobFairness from "./0015_job_fairness.ts"
+import inputLimits from "./0016_input_limits.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -31,7 +32,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0012_branch_sync_pending": branchSyncPending,
   "0013_conditional_requests": conditionalRequests,
   "0014_signin_failures": signinFailures,
-  "0015_job_fairness": jobFairness
+  "0015_job_fairness": jobFairness,
+  "0016_input_limits": inputLimits
 })
 
 export const layer = Migrations.layer(loader)
