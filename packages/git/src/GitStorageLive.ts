@@ -22,6 +22,7 @@ import { gitReader, isomorphicReader, type ObjectReader } from "./ObjectReaders.
 import { PackCaches } from "./PackCaches.ts"
 import { isLeftBehind } from "./ProcessWorkOwner.ts"
 import { isStorageName, leftoverOf, ownerPath, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
+import { BARE_CONFIG } from "./RestoredConfig.ts"
 
 export interface GitStorageOptions {
   /**
@@ -70,13 +71,12 @@ const repositoryMissing = (location: RepositoryLocation) =>
 const filesExist = (location: RepositoryLocation) =>
   new AlreadyExists({ message: `repository files already exist [uname: ${location.owner}, name: ${location.name}]` })
 
-const bareConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n"
 
 const initBare = async (gitdir: string, defaultBranch: string) => {
   for (const directory of ["objects/info", "objects/pack", "refs/heads", "refs/tags", "info"]) {
     await mkdir(join(gitdir, directory), { recursive: true })
   }
-  await writeFile(join(gitdir, "config"), bareConfig)
+  await writeFile(join(gitdir, "config"), BARE_CONFIG)
   await writeFile(join(gitdir, "HEAD"), `ref: refs/heads/${defaultBranch}\n`)
 }
 

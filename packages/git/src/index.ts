@@ -16,3 +16,4 @@ export { GitTransfersLive, makeGitTransfers, type GitTransfersOptions } from "./
 export { makeRepositoryDirectories, RepositoryDirectoriesLive } from "./RepositoryDirectoriesLive.ts"
 export { type RepositorySnapshot, type SnapshotFile, snapshotRepository } from "./RepositorySnapshot.ts"
 export { GitPushCommitsLive } from "./GitPushCommitsLive.ts"
+export { allowedSettings, BARE_CONFIG, writeRestoredConfig } from "./RestoredConfig.ts"
