@@ -23,6 +23,7 @@ import { gitReader, isomorphicReader, type ObjectReader } from "./ObjectReaders.
 import { PackCaches } from "./PackCaches.ts"
 import { isLeftBehind } from "./ProcessWorkOwner.ts"
 import { isStorageName, leftoverOf, ownerPath, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
+import { BARE_CONFIG } from "./RestoredConfig.ts"
 
 export interface GitStorageOptions {
   /**
@@ -71,13 +72,12 @@ const repositoryMissing = (location: RepositoryLocation) =>
 const filesExist = (location: RepositoryLocation) =>
   new AlreadyExists({ message: `repository files already exist [uname: ${location.owner}, name: ${location.name}]` })
 
-const bareConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n"
 
 const initBare = async (gitdir: string, defaultBranch: string) => {
   for (const directory of ["objects/info", "objects/pack", "refs/heads", "refs/tags", "info"]) {
     await mkdir(join(gitdir, directory), { recursive: true })
   }
-  await writeFile(join(gitdir, "config"), bareConfig)
+  await writeFile(join(gitdir, "config"), BARE_CONFIG)
   await writeFile(join(gitdir, "HEAD"), `ref: refs/heads/${defaultBranch}\n`)
 }
 
@@ -225,7 +225,11 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
         : ref.startsWith("refs/") ? [ref]
         : [`refs/heads/${ref}`, `refs/tags/${ref}`]
       for (const candidate of candidates) {
-        const [found] = await reader.commits([candidate])
+        // Components within git's rules can still make a path no file system holds: no such ref exists.
+        const [found] = await reader.commits([candidate]).catch((error: unknown) => {
+          if (errorCode(error) === "ENAMETOOLONG") return []
+          throw error
+        })
         if (found !== undefined) return found
       }
       const id = ref.toLowerCase()

@@ -94,9 +94,9 @@ describe("kiln doctor", () => {
         "UPDATE packages SET size = size + 5",
         "DELETE FROM repository_search_epoch",
         "INSERT INTO repository_redirects (owner_id, lower_name, repo_id) SELECT owner_id, lower_name, id FROM repositories WHERE lower_name = 'app'",
-        "INSERT INTO public_keys (owner_id, kind, title, content, fingerprint, created_at) VALUES (NULL, 'deploy', 'x', 'ssh-ed25519 AAAAungranted', 'SHA256:ungranted', 0)",
-        `INSERT INTO public_keys (owner_id, title, content, fingerprint, created_at)
-          SELECT (SELECT id FROM users WHERE lower_name = 'bob'), 'copy', content || ' copy', fingerprint, 0 FROM public_keys WHERE title = 'deploy'`
+        "INSERT INTO public_keys (owner_id, kind, title, content, fingerprint, created_at, updated_at) VALUES (NULL, 'deploy', 'x', 'ssh-ed25519 AAAAungranted', 'SHA256:ungranted', 0, 0)",
+        `INSERT INTO public_keys (owner_id, title, content, fingerprint, created_at, updated_at)
+          SELECT (SELECT id FROM users WHERE lower_name = 'bob'), 'copy', content || ' copy', fingerprint, 0, 0 FROM public_keys WHERE title = 'deploy'`
       ])
       mkdirSync(join(dataDir, "ssh"), { recursive: true })
       writeFileSync(join(dataDir, "ssh", "ssh_host_ed25519_key"), "not a key")
