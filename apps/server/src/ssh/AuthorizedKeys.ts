@@ -6,7 +6,6 @@
  */
 import { isAbsolute, resolve } from "node:path"
 import { Effect, Option } from "effect"
-import { Digest } from "effect/crypto"
 import { SshIdentities } from "@kiln/domain/ssh/SshIdentities"
 import { parseSshPublicKey, sshFingerprint } from "@kiln/domain/user/SshPublicKey"
 
@@ -38,5 +37,3 @@ export const authorizedKey = (options: { readonly type: string; readonly key: st
     const identity = yield* identities.byFingerprint(fingerprint)
     return Option.map(identity, (found) => ({ keyId: found.key.id, content: found.key.content }))
   })
-
-export type AuthorizedKeyRequirements = SshIdentities | Digest.Digest

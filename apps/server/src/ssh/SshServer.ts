@@ -28,7 +28,7 @@ const MAX_AUTH_ATTEMPTS = 20
 const MAX_SESSIONS_PER_CONNECTION = 10
 
 /** `SHA256:<unpadded base64>` of a key blob, as stored. */
-export const blobFingerprint = (blob: Buffer): string =>
+const blobFingerprint = (blob: Buffer): string =>
   `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`
 
 interface ConnectionState {
@@ -357,7 +357,7 @@ export const make = Effect.gen(function*() {
     await closed
   }
 
-  return { listen, close, connectionCount: () => connections.size }
+  return { listen, close }
 })
 
 /** The built-in SSH server, when KILN_SSH_PORT is not 0; stopped with the server. */

@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
+import { cliEntry } from "../../build/ServerBundle.ts"
 import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
 import { makeKeyPair, runProgram, sshGit } from "../support/SshClient.ts"
 
@@ -21,6 +22,7 @@ describe.skipIf(serverUrl === undefined)("SSH keys across two processes", { time
   const scope = Effect.runSync(Scope.make())
   const dataDir = mkdtempSync(join(tmpdir(), "kiln-ssh-two-"))
   const processes: Array<{ server: ServerProcess; http: number; ssh: number }> = []
+  let databaseEnv: Record<string, string> = {}
 
   const api = async (index: number, method: string, path: string, json?: unknown) => {
     const response = await fetch(`http://127.0.0.1:${processes[index]?.http}/api/v1${path}`, {
@@ -34,6 +36,7 @@ describe.skipIf(serverUrl === undefined)("SSH keys across two processes", { time
 
   beforeAll(async () => {
     const databaseUrl = await Effect.runPromise(TestDatabase.serverDatabase(Redacted.make(serverUrl ?? "")).pipe(Scope.provide(scope)))
+    databaseEnv = { DATABASE_URL: Redacted.value(databaseUrl) }
     for (let index = 0; index < 2; index++) {
       const http = await freePort()
       const ssh = await freePort()
@@ -81,5 +84,23 @@ describe.skipIf(serverUrl === undefined)("SSH keys across two processes", { time
     const keys = scanned.map((result) => result.stdout.trim().split(" ").slice(1).join(" "))
     assert.strictEqual(keys[0], keys[1])
     assert.include(readFileSync(join(dataDir, "ssh", "ssh_host_ed25519_key"), "utf8"), "OPENSSH PRIVATE KEY")
+  })
+
+  it("answers kiln keys and kiln serv from the database itself on DATABASE_URL", async () => {
+    const key = makeKeyPair()
+    assert.strictEqual((await api(0, "POST", "/admin/users/root/keys", { title: "sshd", key: key.publicKey })).status, 201)
+    const env = { ...process.env, ...databaseEnv, KILN_DATA_DIR: dataDir, KILN_SSH_PORT: "0" } as Record<string, string>
+    const [type = "", content = ""] = key.publicKey.split(" ")
+    const keys = await runProgram(process.execPath, [cliEntry, "keys", "-e", "git", "-u", "git", "-t", type, "-k", content], { env })
+    assert.strictEqual(keys.code, 0, keys.stderr)
+    const forced = /^command="(.*)",no-port-forwarding/.exec(keys.stdout.trim())?.[1]?.replaceAll('\\"', '"') ?? ""
+    assert.match(forced, /serv key-\d+$/)
+    // sshd runs the forced command with the client's command; git upload-pack advertises, and a flush ends it.
+    const served = await runProgram("sh", ["-c", forced], { env: { ...env, SSH_ORIGINAL_COMMAND: "git-upload-pack 'root/shared.git'" }, input: "0000" })
+    assert.strictEqual(served.code, 0, served.stderr)
+    assert.include(served.stdout, "refs/heads/main")
+    const refused = await runProgram("sh", ["-c", forced], { env: { ...env, SSH_ORIGINAL_COMMAND: "git-upload-pack 'root/nothing.git'" } })
+    assert.strictEqual(refused.code, 1)
+    assert.strictEqual(refused.stderr, "Kiln: Cannot find repository: root/nothing\n")
   })
 })
