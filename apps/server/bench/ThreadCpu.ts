@@ -106,3 +106,32 @@ export const machineDelta = (before: MachineCpu, after: MachineCpu): MachineCpu 
   busy: after.busy - before.busy,
   steal: after.steal - before.steal
 })
+
+/** A process's own CPU seconds and those of its children it has waited for (git's, for a server). */
+export interface OwnAndChildren {
+  readonly own: number
+  /** The kernel's part of `own` (fork's page-table copies land here). */
+  readonly ownSystem: number
+  readonly children: number
+}
+
+/** From /proc/<pid>/stat: utime+stime, and cutime+cstime (children and their waited-for descendants). */
+export const sampleOwnAndChildren = (pid: number | "self"): OwnAndChildren | undefined => {
+  const stat = read(`/proc/${pid}/stat`)
+  if (stat === undefined) return undefined
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return {
+    own: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond,
+    ownSystem: Number(fields[12]) / ticksPerSecond,
+    children: (Number(fields[13]) + Number(fields[14])) / ticksPerSecond
+  }
+}
+
+/** The live child processes of `pid` whose command line contains `text`. */
+export const childProcesses = (pid: number, text: string): Array<number> =>
+  (list("/proc") ?? []).filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
+    const stat = read(`/proc/${entry}/stat`)
+    if (stat === undefined) return []
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+    return parent === pid && read(`/proc/${entry}/cmdline`)?.includes(text) === true ? [Number(entry)] : []
+  })

@@ -21,6 +21,7 @@ import * as PasswordScenario from "./scenarios/PasswordScenario.ts"
 import * as QuotaScenario from "./scenarios/QuotaScenario.ts"
 import * as ReposScenario from "./scenarios/ReposScenario.ts"
 import * as ScaleScenario from "./scenarios/ScaleScenario.ts"
+import * as SshScenario from "./scenarios/SshScenario.ts"
 import * as UsersScenario from "./scenarios/UsersScenario.ts"
 import * as WebhooksScenario from "./scenarios/WebhooksScenario.ts"
 
@@ -37,6 +38,7 @@ const scenarios: ReadonlyArray<Scenario> = [
   WebhooksScenario.scenario,
   PasswordScenario.scenario,
   MemoryScenario.scenario,
+  SshScenario.scenario,
   LfsScenario.scenario
 ]
 

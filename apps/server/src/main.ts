@@ -12,6 +12,7 @@ import * as ProcessFailures from "./platform/ProcessFailures.ts"
 import * as ServSocket from "./ssh/ServSocket.ts"
 import * as SshServer from "./ssh/SshServer.ts"
 import * as ServerMetrics from "./metrics/ServerMetrics.ts"
+import * as StartupMemoryRelease from "./platform/StartupMemoryRelease.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
@@ -25,9 +26,10 @@ const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   })
 }))
 
-export const ServerLive = Layer.merge(SshServer.layer, ServSocket.layer).pipe(
-  // The built-in SSH server over the same application (KILN_SSH_PORT; none when 0), and the socket
-  // through which `kiln serv` reaches this process on the embedded database.
+export const ServerLive = Layer.mergeAll(SshServer.layer, ServSocket.layer, StartupMemoryRelease.layer).pipe(
+  // The built-in SSH server over the same application (KILN_SSH_PORT; none when 0), the socket
+  // through which `kiln serv` reaches this process on the embedded database, and, once the server
+  // is up (these are built after it), what its start used given back.
   Layer.provideMerge(KilnServer.compose(HttpServerLive)),
   Layer.provide(ServerMetrics.layer),
   Layer.provideMerge(KilnConfig.layer),

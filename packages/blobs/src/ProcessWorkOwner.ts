@@ -4,13 +4,30 @@
  * (coordination/WorkOwner.ts).
  */
 import { randomBytes } from "node:crypto"
+import { readFileSync, readlinkSync } from "node:fs"
 import { lstat } from "node:fs/promises"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import * as WorkOwner from "@kiln/domain/coordination/WorkOwner"
 
 // One instance for every BlobStorage of this process: two embedded on one root reap nothing of each other.
-export const owner: WorkOwner.WorkOwner = WorkOwner.make(hostname(), process.pid, randomBytes(4).toString("hex"))
+/** A system file's text, "" where there is none (another OS, a sandbox). */
+const systemFact = (read: () => string): string => {
+  try {
+    return read()
+  } catch {
+    return ""
+  }
+}
+
+/** The process table this pid is a number in (WorkOwner.processScope): boot, pid namespace, machine. */
+const scope = WorkOwner.processScope({
+  bootId: systemFact(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8")),
+  pidNamespace: systemFact(() => readlinkSync("/proc/self/ns/pid")),
+  machineId: systemFact(() => readFileSync("/etc/machine-id", "utf8"))
+})
+
+export const owner: WorkOwner.WorkOwner = WorkOwner.make(hostname(), scope, process.pid, randomBytes(4).toString("hex"))
 
 export const ownerTag = WorkOwner.tag(owner)
 

@@ -96,9 +96,9 @@ describe("BlobStorageLive", () => {
       const { root } = yield* fresh
       // A pid that was alive and is gone now; and one that is alive (this test's parent).
       const deadPid = spawnSync(process.execPath, ["-e", ""]).pid ?? 0
-      const live = join(root, "tmp", `${owner.host}~${process.ppid}~0badc0de`)
-      const dead = join(root, "tmp", `${owner.host}~${deadPid}~0badc0de`)
-      const earlierInstance = join(root, "tmp", `${owner.host}~${process.pid}~0badc0de`)
+      const live = join(root, "tmp", `${owner.host}~${owner.scope}~${process.ppid}~0badc0de`)
+      const dead = join(root, "tmp", `${owner.host}~${owner.scope}~${deadPid}~0badc0de`)
+      const earlierInstance = join(root, "tmp", `${owner.host}~${owner.scope}~${process.pid}~0badc0de`)
       const otherHost = join(root, "tmp", `elsewhere~${deadPid}~0badc0de`)
       const legacy = join(root, "tmp", "uploads")
       for (const directory of [live, dead, earlierInstance, otherHost]) {

@@ -4,24 +4,45 @@
  * directory included), and the caller retries a walk that failed otherwise.
  */
 import type { Dirent } from "node:fs"
-import { lstat, readdir } from "node:fs/promises"
+import { lstat, readdir, stat } from "node:fs/promises"
 import { join } from "node:path"
+import type { SettledDirectorySizes } from "./SettledDirectorySizes.ts"
 
 const WALK_BATCH = 16
 
 const isVanished = (error: unknown): boolean => error instanceof Error && "code" in error && error.code === "ENOENT"
 
-/** Bytes of the files under `path`; fails when `path` itself cannot be read. */
-export const directorySize = (path: string): Promise<number> => sizeUnder(path, true)
+/**
+ * Bytes of the files under `path`; fails when `path` itself cannot be read. With `settled`, the
+ * totals of object directories unchanged since they were last measured are reused.
+ */
+export const directorySize = (path: string, settled?: SettledDirectorySizes): Promise<number> =>
+  sizeUnder(path, true, settled)
 
-const sizeUnder = async (path: string, top: boolean): Promise<number> => {
+const sizeUnder = async (path: string, top: boolean, settled: SettledDirectorySizes | undefined): Promise<number> => {
+  if (settled === undefined || !settled.applies(path)) return walk(path, top, settled)
+  const readAtMs = Date.now()
+  const info = await stat(path).catch((error: unknown) => {
+    if (!top && isVanished(error)) return undefined
+    throw error
+  })
+  if (info === undefined) return 0
+  const known = settled.lookup(path, info.mtimeMs)
+  if (known !== undefined) return known
+  // The mtime is read before the walk: a change during it moves the mtime, and is seen next time.
+  const bytes = await walk(path, top, settled)
+  settled.remember(path, info.mtimeMs, readAtMs, bytes)
+  return bytes
+}
+
+const walk = async (path: string, top: boolean, settled: SettledDirectorySizes | undefined): Promise<number> => {
   const entries = await readdir(path, { withFileTypes: true }).catch((error: unknown) => {
     if (!top && isVanished(error)) return []
     throw error
   })
   const sizeOf = (entry: Dirent): Promise<number> => {
     const child = join(path, entry.name)
-    if (entry.isDirectory()) return sizeUnder(child, false)
+    if (entry.isDirectory()) return sizeUnder(child, false, settled)
     if (!entry.isFile()) return Promise.resolve(0)
     return lstat(child).then((s) => s.size, (error: unknown) => {
       if (isVanished(error)) return 0

@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs"
 import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises"
-import { dirname, join } from "node:path"
+import { dirname, join, sep } from "node:path"
 import { commit, listBranches, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
 import { Effect, Layer, Option, Schedule } from "effect"
 import { AlreadyExists, Conflict, Invalid, NotFound } from "@kiln/domain/errors"
@@ -17,11 +17,13 @@ import { isValidRefName } from "@kiln/domain/git/RefName"
 import { ZeroId } from "@kiln/domain/git/RefUpdate"
 import { readCommitInfo, toIsomorphicActor } from "./CommitReading.ts"
 import { directorySize } from "./DirectorySize.ts"
+import { SettledDirectorySizes } from "./SettledDirectorySizes.ts"
 import { type GitCommandOptions, readRefs, runGit } from "./GitCommand.ts"
 import { gitReader, isomorphicReader, type ObjectReader } from "./ObjectReaders.ts"
 import { PackCaches } from "./PackCaches.ts"
 import { isLeftBehind } from "./ProcessWorkOwner.ts"
 import { isStorageName, leftoverOf, ownerPath, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
+import { BARE_CONFIG } from "./RestoredConfig.ts"
 
 export interface GitStorageOptions {
   /**
@@ -70,13 +72,12 @@ const repositoryMissing = (location: RepositoryLocation) =>
 const filesExist = (location: RepositoryLocation) =>
   new AlreadyExists({ message: `repository files already exist [uname: ${location.owner}, name: ${location.name}]` })
 
-const bareConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n"
 
 const initBare = async (gitdir: string, defaultBranch: string) => {
   for (const directory of ["objects/info", "objects/pack", "refs/heads", "refs/tags", "info"]) {
     await mkdir(join(gitdir, directory), { recursive: true })
   }
-  await writeFile(join(gitdir, "config"), bareConfig)
+  await writeFile(join(gitdir, "config"), BARE_CONFIG)
   await writeFile(join(gitdir, "HEAD"), `ref: refs/heads/${defaultBranch}\n`)
 }
 
@@ -171,6 +172,7 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
   Effect.gen(function*() {
     yield* sweepLeftovers(root)
     const caches = new PackCaches(options.packCacheMaxBytes ?? 256 * 1024 ** 2)
+    const settledSizes = new SettledDirectorySizes()
     const command: GitCommandOptions = { gitBinary: options.gitBinary ?? "git" }
 
     const locate = (location: RepositoryLocation): Effect.Effect<string, Invalid> =>
@@ -223,7 +225,11 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
         : ref.startsWith("refs/") ? [ref]
         : [`refs/heads/${ref}`, `refs/tags/${ref}`]
       for (const candidate of candidates) {
-        const [found] = await reader.commits([candidate])
+        // Components within git's rules can still make a path no file system holds: no such ref exists.
+        const [found] = await reader.commits([candidate]).catch((error: unknown) => {
+          if (errorCode(error) === "ENAMETOOLONG") return []
+          throw error
+        })
         if (found !== undefined) return found
       }
       const id = ref.toLowerCase()
@@ -277,6 +283,7 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
               throw error
             }))
           caches.drop(target)
+          settledSizes.forgetUnder(`${target}${sep}`)
           if (!removed) return
           yield* io("remove", () => rm(trash, { recursive: true, force: true })).pipe(
             Effect.retry({ times: 3, schedule: Schedule.spaced("100 millis") }),
@@ -303,6 +310,8 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
             })
           )
           caches.drop(source)
+          settledSizes.forgetUnder(`${source}${sep}`)
+          settledSizes.forgetUnder(`${target}${sep}`)
         }),
 
       renameOwner: (from, to) =>
@@ -334,11 +343,12 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
             })
           )
           caches.dropUnder(source)
+          settledSizes.forgetUnder(`${source}${sep}`)
         }),
 
       sizeInBytes: (location) =>
         Effect.flatMap(open(location), ({ gitdir }) =>
-          Effect.tryPromise({ try: () => directorySize(gitdir), catch: (error) => error }).pipe(
+          Effect.tryPromise({ try: () => directorySize(gitdir, settledSizes), catch: (error) => error }).pipe(
             Effect.retry({ times: 3, schedule: Schedule.exponential("20 millis") }),
             Effect.orDie
           )),

@@ -42,8 +42,11 @@ const errorCode = (error: unknown): string | undefined =>
 const isTemporary = (name: string): boolean =>
   name.startsWith("tmp_") || name.startsWith("incoming-") || name.endsWith(".lock") || name.startsWith(".tmp")
 
-/** Top-level entries that are rewritten (refs), transient, or logs that may be mid-append. */
-const skippedTopLevel = new Set(["refs", "packed-refs", "logs", "gc.pid", "gc.log", "FETCH_HEAD", "ORIG_HEAD", "shallow.lock"])
+/**
+ * Top-level entries that are rewritten (refs), transient, or logs that may be mid-append; and
+ * `hooks/`, programs git runs at a push: Kiln installs none, and a restore never brings any back.
+ */
+const skippedTopLevel = new Set(["refs", "packed-refs", "logs", "gc.pid", "gc.log", "FETCH_HEAD", "ORIG_HEAD", "shallow.lock", "hooks"])
 
 const walk = async (root: string, relative: string, into: Array<SnapshotFile>): Promise<void> => {
   const entries = await readdir(join(root, relative), { withFileTypes: true }).catch((error: unknown) => {

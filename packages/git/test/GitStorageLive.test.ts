@@ -186,10 +186,10 @@ for (const [readerLabel, directory, options] of readers) describe(`GitStorageLiv
       yield* repos.create({ owner: "fay", name: "kept" }, { defaultBranch: "main" })
       // A pid that was alive and is gone now; and one that is alive (this test's parent).
       const deadPid = spawnSync(process.execPath, ["-e", ""]).pid ?? 0
-      const live = [`busy.git.tmp-${owner.host}~${process.ppid}~0badc0de-0a1b2c`, `also.git.trash-${owner.host}~${process.ppid}~0badc0de-0a1b2c`]
+      const live = [`busy.git.tmp-${owner.host}~${owner.scope}~${process.ppid}~0badc0de-0a1b2c`, `also.git.trash-${owner.host}~${owner.scope}~${process.ppid}~0badc0de-0a1b2c`]
       const gone = [
-        `half.git.tmp-${owner.host}~${deadPid}~0badc0de-0a1b2c`,
-        `gone.git.trash-${owner.host}~${process.pid}~0badc0de-3d4e5f`
+        `half.git.tmp-${owner.host}~${owner.scope}~${deadPid}~0badc0de-0a1b2c`,
+        `gone.git.trash-${owner.host}~${owner.scope}~${process.pid}~0badc0de-3d4e5f`
       ]
       const recentElsewhere = `far.git.tmp-elsewhere~${deadPid}~0badc0de-0a1b2c`
       const oldUnowned = "old.git.tmp-0a1b2c"

@@ -21,7 +21,7 @@ import { arrangeCallouts } from "./syntax/Callouts.ts"
 import { makeCodeHandler } from "./syntax/CodeBlocks.ts"
 import { addColorPreviews } from "./syntax/ColorPreviews.ts"
 import { protectFootnoteLabels, revealFootnoteLabels } from "./syntax/FootnoteLabels.ts"
-import { arrangeFootnotes, footnoteReferenceHandler } from "./syntax/Footnotes.ts"
+import { arrangeFootnotes, footnoteReferenceHandler, takeBangsIntoFootnotes } from "./syntax/Footnotes.ts"
 import { forgejoGfm } from "./syntax/ForgejoGfm.ts"
 import { extractFrontMatter, type FrontMatter } from "./syntax/FrontMatter.ts"
 import { hardenLineBreaks } from "./syntax/HardLineBreaks.ts"
@@ -62,6 +62,7 @@ const markdownTransforms = (
   markTaskListItems(tree, source, front?.offset ?? 0)
   addColorPreviews(tree)
   arrangeCallouts(tree)
+  takeBangsIntoFootnotes(tree, source)
   arrangeFootnotes(tree, ids)
   if (settings.kind !== "document") hardenLineBreaks(tree)
 }

@@ -14,6 +14,7 @@ import * as BenchDatabase from "../BenchDatabase.ts"
 import type { ChildServer } from "../ChildServer.ts"
 import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { runLoad } from "../LoadGenerator.ts"
+import { childProcesses, type OwnAndChildren, sampleOwnAndChildren } from "../ThreadCpu.ts"
 import { below, type BenchSettings, type DatabaseReport, type Scenario, type TargetCheck, validity } from "../Scenario.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
@@ -26,6 +27,9 @@ const CHANGE_BYTES = 6_000
 const BRANCHES = 500
 const RUNS = 7
 const LIST_CONNECTIONS = 4
+/** Rounds of "3 new commits pushed, then fetched by another clone" for the CPU per operation. */
+const SMALL_ROUNDS = 20
+const SMALL_COMMITS = 3
 
 export const gitEnv = (home: string): NodeJS.ProcessEnv => ({
   ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_"))),
@@ -128,6 +132,75 @@ const createRepository = async (url: string, token: string, name: string) => {
   if (response.status !== 201) throw new Error(`creating ${name} answered ${response.status}: ${await response.text()}`)
 }
 
+interface OperationCpu {
+  /** Milliseconds summed over the rounds. */
+  server: number
+  /** The kernel's part of `server`. */
+  serverSystem: number
+  git: number
+  client: number
+  wall: number
+}
+
+/**
+ * A working clone of `source` pushes SMALL_COMMITS new commits to `remote` (which already holds
+ * `source`'s history) and a second clone fetches them, SMALL_ROUNDS times; the server's own and
+ * its children's CPU are read around each operation, as is this process's children's (the client).
+ */
+export const smallOperations = async (env: NodeJS.ProcessEnv, source: string, directory: string, remote: string, serverPid: number) => {
+  const pusher = Path.join(directory, "pusher")
+  const fetcher = Path.join(directory, "fetcher")
+  await git(env, ["clone", "-q", `file://${source}`, pusher])
+  await git(env, ["clone", "-q", `file://${source}`, fetcher])
+  const anonymous = new URL(remote)
+  anonymous.username = ""
+  anonymous.password = ""
+  await git(env, ["remote", "set-url", "origin", anonymous.toString()], { cwd: fetcher })
+  const push: OperationCpu = { server: 0, serverSystem: 0, git: 0, client: 0, wall: 0 }
+  const fetch: OperationCpu = { server: 0, serverSystem: 0, git: 0, client: 0, wall: 0 }
+  // The server and its helper processes (the git launcher, a Node process that starts git for it):
+  // their own CPU is Kiln's, their reaped children's is git's.
+  const sampleServer = (): OwnAndChildren | undefined => {
+    const samples = [serverPid, ...childProcesses(serverPid, "GitLauncherProcess")].map(sampleOwnAndChildren)
+    if (samples[0] === undefined) return undefined
+    return samples.reduce<OwnAndChildren>((sum, sample) =>
+      sample === undefined ? sum : {
+        own: sum.own + sample.own,
+        ownSystem: sum.ownSystem + sample.ownSystem,
+        children: sum.children + sample.children
+      }, { own: 0, ownSystem: 0, children: 0 })
+  }
+  const measure = async (into: OperationCpu, run: () => Promise<unknown>) => {
+    const server = sampleServer()
+    const client = sampleOwnAndChildren("self")
+    const started = performance.now()
+    await run()
+    into.wall += performance.now() - started
+    // git's --advertise-refs answer can end before the process is reaped (and counted).
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    const serverAfter = sampleServer()
+    const clientAfter = sampleOwnAndChildren("self")
+    if (server === undefined || serverAfter === undefined || client === undefined || clientAfter === undefined) return
+    into.server += (serverAfter.own - server.own) * 1000
+    into.serverSystem += (serverAfter.ownSystem - server.ownSystem) * 1000
+    into.git += (serverAfter.children - server.children) * 1000
+    into.client += (clientAfter.children - client.children) * 1000
+  }
+  const identity = ["-c", "user.name=Bench", "-c", "user.email=bench@bench.invalid"]
+  for (let round = 0; round < SMALL_ROUNDS; round++) {
+    for (let commit = 0; commit < SMALL_COMMITS; commit++) {
+      const n = round * SMALL_COMMITS + commit
+      const i = (n * 131) % FILES
+      const file = Path.join(pusher, "src", `module-${i % 40}`, `file-${i}.txt`)
+      Fs.writeFileSync(file, noise(1_000_000 + n, CHANGE_BYTES))
+      await git(env, [...identity, "commit", "-q", "-a", "-m", `small ${n}`], { cwd: pusher })
+    }
+    await measure(push, () => git(env, ["push", "-q", remote, "HEAD:refs/heads/main"], { cwd: pusher }))
+    await measure(fetch, () => git(env, ["fetch", "-q", "origin"], { cwd: fetcher }))
+  }
+  return { push, fetch }
+}
+
 const runOn = async (
   kind: BenchDatabase.DatabaseKind,
   settings: BenchSettings,
@@ -184,6 +257,19 @@ const runOn = async (
         `file system ${median(diskClones).toFixed(0)} ms [${diskClones.map((ms) => ms.toFixed(0)).join(", ")}], ×${cloneRatio.toFixed(2)}`
     )
 
+    // CPU per small operation: the server's own (its event loop, database client, PGlite when
+    // embedded) against its git children's (receive-pack, upload-pack and what they run), from
+    // /proc: CPU time is steady on a shared machine where wall time is not.
+    const small = await smallOperations(env, source, scratch("small"), remote("bench-0"), server.pid)
+    const perOp = (ms: number) => (ms / SMALL_ROUNDS).toFixed(1)
+    for (const [label, cpu] of [["push", small.push], ["fetch", small.fetch]] as const) {
+      const line = `${label} of ${SMALL_COMMITS} new commits (${SMALL_ROUNDS} rounds): Kiln CPU (server and git launcher) ${perOp(cpu.server)} ms, ` +
+        `git CPU ${perOp(cpu.git)} ms per operation, ×${(cpu.server / cpu.git).toFixed(2)}; ` +
+        `client ${perOp(cpu.client)} ms, wall ${perOp(cpu.wall)} ms`
+      log(`[${kind}] ${line}`)
+      notes.push(line)
+    }
+
     // 500 branches over the 300 commits, pushed at once; then the first page of the list under load.
     await createRepository(server.url, token, "branchy")
     const commits = (await git(env, ["rev-list", "main"], { cwd: source })).split("\n").filter((line) => line !== "")
@@ -208,6 +294,8 @@ const runOn = async (
         `p50 ${window.p50Ms.toFixed(2)} ms, p99 ${window.p99Ms.toFixed(2)} ms`))
 
     const targets: Array<TargetCheck> = [
+      below(`Kiln CPU ÷ git CPU per push of ${SMALL_COMMITS} commits`, small.push.server / small.push.git, 0.5, false),
+      below(`Kiln CPU ÷ git CPU per fetch of ${SMALL_COMMITS} commits`, small.fetch.server / small.fetch.git, 0.5, false),
       below("clone through Kiln ÷ file-system clone (median)", cloneRatio, 1.5, true),
       below(`${list.label}: p50 ms`, list.p50Ms, 20, true),
       ...validity(list)

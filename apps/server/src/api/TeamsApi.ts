@@ -84,12 +84,12 @@ export const TeamEndpoints = [
     params: teamRepository,
     success: HttpApiSchema.NoContent,
     error: [ApiForbidden, ApiNotFound]
-  }).middleware(TeamAssignment).annotate(TeamGate, "owner").annotate(ScopeCategories, ["organization"])
+  }).middleware(TeamAssignment).annotate(TeamGate, "repositories").annotate(ScopeCategories, ["organization"])
     .annotate(OpenApi.Summary, "Add a repository to a team"),
   HttpApiEndpoint.delete("orgRemoveTeamRepository", "/teams/:id/repos/:org/:repo", {
     params: teamRepository,
     success: HttpApiSchema.NoContent,
     error: [ApiForbidden, ApiNotFound]
-  }).middleware(TeamAssignment).annotate(TeamGate, "owner").annotate(ScopeCategories, ["organization"])
+  }).middleware(TeamAssignment).annotate(TeamGate, "repositories").annotate(ScopeCategories, ["organization"])
     .annotate(OpenApi.Summary, "Remove a repository from a team")
 ] as const

@@ -28,7 +28,8 @@ export class ArchiveWriter {
 
   constructor(path: string, onProgress: (totals: ArchiveTotals) => void = () => {}) {
     this.#onProgress = onProgress
-    this.#done = pipeline(this.#pack, createGzip(), createWriteStream(path, { flags: "wx" }))
+    // Owner-only, as Forgejo's dump: it holds password and token hashes, webhook secrets and the signing key.
+    this.#done = pipeline(this.#pack, createGzip(), createWriteStream(path, { flags: "wx", mode: 0o600 }))
     // The pipeline's failure surfaces in `finish`; until then it must not go unhandled.
     this.#done.catch(() => {})
   }

@@ -19,7 +19,8 @@ export const DumpSummarySchema = Schema.Struct({
   missingFiles: Schema.Array(Schema.String),
   filesWithoutRows: Schema.Array(Schema.String),
   secrets: Schema.Array(SecretCount),
-  signingKeyIncluded: Schema.Boolean
+  signingKeyIncluded: Schema.Boolean,
+  sshHostKeysIncluded: Schema.Int
 })
 
 export const Reply = Schema.Union([

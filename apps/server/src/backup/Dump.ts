@@ -8,7 +8,7 @@
  * deleted after the snapshot (or is damage) and is reported too. The manifest goes last.
  */
 import { rm, stat } from "node:fs/promises"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { Effect, Option } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import { blobPath } from "@kiln/blobs"
@@ -16,6 +16,7 @@ import { repositoryPath, snapshotRepository } from "@kiln/git"
 import * as DatabaseSnapshot from "@kiln/postgres/backup/DatabaseSnapshot"
 import { fileReferences, type SecretCount, secretCounts } from "@kiln/postgres/backup/FileReferencesSql"
 import { KILN_VERSION } from "../KilnVersion.ts"
+import { generatedHostKeyFiles } from "../ssh/HostKeyFiles.ts"
 import { ArchiveWriter } from "./ArchiveWriter.ts"
 import { attempt, BackupFailed } from "./BackupFailed.ts"
 import { blobFiles, repositoryDirectories } from "./DataDirFiles.ts"
@@ -40,6 +41,8 @@ export interface DumpSummary {
   readonly filesWithoutRows: ReadonlyArray<string>
   readonly secrets: ReadonlyArray<SecretCount>
   readonly signingKeyIncluded: boolean
+  /** The generated SSH host keys copied (0 to 2). */
+  readonly sshHostKeysIncluded: number
 }
 
 const chunkName = (table: string, index: number) => `database/${table}/${String(index).padStart(6, "0")}.copy`
@@ -135,6 +138,16 @@ export const dump = (
         }
       }
 
+      // The built-in SSH server's host keys: a restored server keeps the identity clients know.
+      let sshHostKeysIncluded = 0
+      for (const source of Object.values(generatedHostKeyFiles(options.dataDir))) {
+        const info = yield* attempt("reading the SSH host keys", () => exists(source))
+        if (info === undefined) continue
+        const relative = `ssh/${basename(source)}`
+        yield* attempt("copying the SSH host keys", () => writer.file(relative, source, info.size, 0o600))
+        sshHostKeysIncluded++
+      }
+
       const manifest: Manifest = {
         format: FORMAT,
         kilnVersion: KILN_VERSION,
@@ -154,7 +167,8 @@ export const dump = (
         missingFiles,
         filesWithoutRows,
         secrets,
-        signingKeyIncluded
+        signingKeyIncluded,
+        sshHostKeysIncluded
       } satisfies DumpSummary
     })
     return yield* written.pipe(Effect.onError(() =>

@@ -6,6 +6,12 @@
  * last entry) has confirmed every group and a schema this Kiln can run are the rows loaded, in one
  * transaction that also brings an older schema up to date (DatabaseRestore.ts). Any failure removes
  * what the restore wrote, so the targets are as empty as they were.
+ *
+ * A dump must be trusted (README): its checksums find damage, not a change made with the checksums
+ * recomputed. Still, nothing in it becomes a program Kiln runs: repository `hooks/` are not
+ * written, a repository's `config` is rewritten through git from an allow-list
+ * (`writeRestoredConfig`), no file is restored executable or writable by others, and the staged
+ * rows are readable by the owner only.
  */
 import { createHash, type Hash } from "node:crypto"
 import { createReadStream, createWriteStream } from "node:fs"
@@ -20,6 +26,7 @@ import * as DatabaseRestore from "@kiln/postgres/backup/DatabaseRestore"
 import type { Migrations as MigrationRun } from "@kiln/postgres"
 import * as Migrations from "@kiln/postgres/migrations"
 import * as TarStream from "tar-stream"
+import { writeRestoredConfig } from "@kiln/git"
 import { attempt, BackupFailed } from "./BackupFailed.ts"
 import { checksumGroup } from "./ChecksumGroups.ts"
 import { decodeManifest, type Manifest, MANIFEST_PATH } from "./Manifest.ts"
@@ -58,8 +65,21 @@ const targetOf = (dataDir: string, name: string): string | undefined => {
     return join(dataDir, ...parts)
   }
   if (path === "signing-key.asc") return join(dataDir, path)
+  // The built-in SSH server's generated host keys (ssh/HostKeys.ts): clients know the server by them.
+  if (path === "ssh/ssh_host_ed25519_key" || path === "ssh/ssh_host_rsa_key") return join(dataDir, path)
   return undefined
 }
+
+/** What a repository's entry is, by its path inside `repositories/<owner>/<name>.git/`. */
+const repositoryPart = (name: string): "hooks" | "config" | "other" => {
+  const parts = name.replace(/\/+$/, "").split("/")
+  if (parts[0] !== "repositories" || parts.length < 4) return "other"
+  if (parts[3] === "hooks") return "hooks"
+  return parts.length === 4 && parts[3] === "config" ? "config" : "other"
+}
+
+/** Restored files are never executable, nor writable by others, whatever mode the archive gives. */
+const RESTORED_MODE_MASK = 0o644
 
 interface Extracted {
   readonly manifest: Manifest
@@ -82,6 +102,10 @@ const extract = (input: string, dataDir: string, progress: ProgressLine, signal:
     let manifestText: string | undefined
     let items = 0
     let bytes = 0
+    let configs = 0
+    const staging = stagingDirectory(dataDir)
+    // Owner-only from the start: the rows hold password hashes and secrets.
+    await mkdir(staging, { recursive: true, mode: 0o700 })
     const reader = TarStream.extract()
     // Large chunks: the archive is mostly a few big entries, and each chunk costs a turn of the
     // main thread, which the database's start and its loading need too.
@@ -101,12 +125,23 @@ const extract = (input: string, dataDir: string, progress: ProgressLine, signal:
       if (target === undefined) throw new Error(`unexpected entry ${JSON.stringify(name)}; the archive is not a Kiln dump`)
       const path = name.replace(/\/+$/, "")
       const hash = hashOf(path)
-      if (entry.header.type === "directory") {
+      const part = repositoryPart(name)
+      if (entry.header.type !== "directory" && entry.header.type !== "file") {
+        throw new Error(`unexpected entry type ${String(entry.header.type)} for ${name}`)
+      }
+      if (part === "hooks") {
+        // Counted in its checksum, never written: git would run it at the next push.
+        for await (const chunk of entry) hash.update(chunk as Buffer)
+      } else if (entry.header.type === "directory") {
         await mkdir(target, { recursive: true })
         entry.resume()
-      } else if (entry.header.type === "file") {
-        await mkdir(dirname(target), { recursive: true })
-        const file = createWriteStream(target, { flags: "wx", mode: (entry.header.mode ?? 0o644) & 0o777 })
+      } else {
+        const isDatabase = target.startsWith(staging)
+        // A repository's config is staged, then rewritten (below); rows are staged owner-only.
+        const written = part === "config" ? join(staging, `config-${++configs}`) : target
+        await mkdir(dirname(written), { recursive: true, ...(isDatabase ? { mode: 0o700 } : {}) })
+        const mode = isDatabase || part === "config" ? 0o600 : (entry.header.mode ?? 0o644) & RESTORED_MODE_MASK
+        const file = createWriteStream(written, { flags: "wx", mode })
         const closed = finished(file)
         for await (const chunk of entry) {
           const bytesRead = chunk as Buffer
@@ -116,8 +151,10 @@ const extract = (input: string, dataDir: string, progress: ProgressLine, signal:
         }
         file.end()
         await closed
-      } else {
-        throw new Error(`unexpected entry type ${String(entry.header.type)} for ${name}`)
+        if (part === "config") {
+          await mkdir(dirname(target), { recursive: true })
+          await writeRestoredConfig({ gitBinary: "git" }, staging, written, target)
+        }
       }
       progress.update(++items, bytes)
     }

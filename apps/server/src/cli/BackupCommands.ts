@@ -58,6 +58,7 @@ export const printDumpSummary = (summary: DumpSummary) =>
       if (secret.rows > 0) yield* Console.log(`    - ${secret.what}: ${secret.rows} (${secret.where})`)
     }
     if (summary.signingKeyIncluded) yield* Console.log("    - the instance's OpenPGP signing key (signing-key.asc), unencrypted unless a passphrase protects it")
+    if (summary.sshHostKeysIncluded > 0) yield* Console.log(`    - the SSH host keys (ssh/): ${summary.sshHostKeysIncluded}`)
   })
 
 export const dumpCommand = Command.make(

@@ -4,17 +4,20 @@
  * from git, totals from their items, the search epoch, shadowed redirects, blob files without a row
  * older than the grace period, LFS objects no repository references) and the rest is named with the decision it needs.
  */
-import { rm, stat } from "node:fs/promises"
+import { readFile, rm, stat } from "node:fs/promises"
 import { Effect, Option } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import { BranchTableConsistency } from "@kiln/domain/git/BranchTableConsistency"
 import { RepositoryInventory } from "@kiln/domain/repo/RepositoryInventory"
 import { blobPath } from "@kiln/blobs"
 import * as DerivedRows from "@kiln/postgres/consistency/DerivedRowsSql"
+import * as SshKeys from "@kiln/postgres/consistency/SshKeysSql"
+import ssh2 from "ssh2"
 import * as LfsConsistency from "@kiln/postgres/consistency/LfsConsistencySql"
 import { fileReferences } from "@kiln/postgres/backup/FileReferencesSql"
 import { attempt, type BackupFailed } from "../backup/BackupFailed.ts"
 import { blobFiles, repositoryDirectories } from "../backup/DataDirFiles.ts"
+import { generatedHostKeyFiles } from "../ssh/HostKeyFiles.ts"
 
 export interface CheckResult {
   readonly check: string
@@ -129,6 +132,34 @@ export const checks = (options: DoctorOptions) =>
     const shadowed = yield* DerivedRows.shadowedRedirects
     results.push(result("redirects from a name a repository has taken", shadowed.map((r) => `${r.owner}/${r.name}`), {
       repair: Effect.as(DerivedRows.removeShadowedRedirects, `removed ${shadowed.length} shadowed redirects`)
+    }))
+
+    const ungranted = yield* SshKeys.deployKeysWithoutGrant
+    results.push(result("deploy keys added to no repository", ungranted.map((id) => `key ${id}`), {
+      repair: Effect.as(SshKeys.removeDeployKeysWithoutGrant, `removed ${ungranted.length} deploy keys added to no repository`)
+    }))
+    results.push(result("SSH keys sharing a fingerprint (a sign-in speaks for the oldest)", yield* SshKeys.sharedFingerprints, {
+      decision: "delete all but the right owner's key (DELETE /api/v1/admin/users/{username}/keys/{id})"
+    }))
+
+    // The built-in SSH server's generated host keys, when there are any: each must be a private key ssh2 reads.
+    const hostKeyProblems: Array<string> = []
+    const hostKeys = Object.values(generatedHostKeyFiles(options.dataDir))
+    const present = yield* Effect.forEach(hostKeys, (path) =>
+      attempt("reading the SSH host keys", () => readFile(path, "utf8").then((text) => ({ path, text }), () => ({ path, text: undefined }))))
+    if (present.some((file) => file.text !== undefined)) {
+      for (const file of present) {
+        if (file.text === undefined) {
+          hostKeyProblems.push(`${file.path} is missing (the next start makes a new one)`)
+          continue
+        }
+        const parsed = ssh2.utils.parseKey(file.text)
+        const key = parsed instanceof Error ? undefined : Array.isArray(parsed) ? parsed[0] : parsed
+        if (key === undefined || !key.isPrivateKey()) hostKeyProblems.push(`${file.path} is not a private key`)
+      }
+    }
+    results.push(result("SSH host keys", hostKeyProblems, {
+      decision: "restore the host keys from a backup (kiln dump carries them), or remove the damaged file to have a new key made (clients will warn of the changed host key)"
     }))
     return results
   })

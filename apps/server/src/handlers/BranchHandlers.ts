@@ -29,6 +29,7 @@ export const BranchHandlers = HttpApiBuilder.group(Api, "repositoryBranches", Ef
       case "RepositoryArchived":
         return new ApiLocked({ message: error.message, url: errors.url })
       case "BranchSourceMissing":
+        return errors.notFoundPlain(error.message)
       case "GitStorageFailure":
         return errors.internal(error.message)
       case "NotFound":

@@ -64,7 +64,8 @@ export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUnt
       case "UnknownTarget":
         return errors.notFoundPlain(error.message)
       case "Invalid":
-        return invalidStatus === 400 ? errors.badRequest(error.message) : errors.validation(error.message)
+        // A binding rule's failure (it names its field) is 422 on every route, as in Forgejo.
+        return invalidStatus === 400 && error.field === undefined ? errors.badRequest(error.message) : errors.validation(error.message)
       case "Conflict":
       case "AlreadyExists":
         return errors.conflict(error.message)

@@ -133,7 +133,8 @@ export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced
         const { owner, principal } = yield* selfOrAdmin(params.username)
         yield* requirePasswordSignIn(principal)
         const issued = yield* tokens.issue(owner, payload.name, payload.scopes ?? []).pipe(
-          Effect.mapError((error) => errors.badRequest(error.message))
+          // Binding messages (`[Name]: ...`) are 422, as all of Forgejo's; the others its 400s.
+          Effect.mapError((error) => error._tag === "Invalid" && error.field !== undefined ? errors.validation(error.message) : errors.badRequest(error.message))
         )
         return toAccessTokenJson(issued.token, issued.secret)
       }))

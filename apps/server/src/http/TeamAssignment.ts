@@ -5,7 +5,10 @@
  * 2. `reqToken` (401), then `reqTeamMembership`: team members, organization owners and site admins
  *    pass, other organization members get 403 `Must be a team member`, everyone else 404 (so a
  *    private organization's teams stay hidden from outsiders without a check of its own);
- * 3. with `TeamGate` "owner", `reqOrgOwnership`: 404 for anyone but owners and site admins;
+ * 3. with `TeamGate` "owner", `reqOrgOwnership`: 404 for anyone but owners and site admins; with
+ *    "repositories" (adding or removing a team's repository) owners and site admins too, but the
+ *    others get 403, as Forgejo's handler answers a member without admin access to the repository
+ *    (Forgejo lets repository admins through; Kiln keeps it to owners, review finding 11);
  * 4. `checkTokenPublicOnly`: a public-only token is refused the teams of an organization that is
  *    not public (403; Forgejo's check finds no organization in this group and lets it through).
  */
@@ -22,7 +25,12 @@ import { Caller, requireSignedIn } from "./Caller.ts"
 import { refusePublicOnlyOrganization } from "./PublicOnlyToken.ts"
 
 /** Declared on endpoints with `.annotate(TeamGate, "owner")`; "member" is `reqTeamMembership` alone. */
-export const TeamGate = Context.Reference<"member" | "owner">("@kiln/server/TeamGate", { defaultValue: () => "member" })
+export const TeamGate = Context.Reference<"member" | "owner" | "repositories">("@kiln/server/TeamGate", {
+  defaultValue: () => "member"
+})
+
+/** Forgejo's reqOrgOwnership text, for the members refused a team's repositories. */
+export const MUST_BE_ORG_OWNER_MESSAGE = "Must be an organization owner"
 
 /** The team named in the path with its organization. */
 export class RouteTeam extends Context.Service<RouteTeam, {
@@ -62,8 +70,12 @@ export const layer = Layer.effect(
         yield* members.requireTeamAccess(principal.user, team).pipe(
           Effect.mapError((error) => error._tag === "Forbidden" ? errors.forbidden(error.message) : notFound())
         )
-        if (Context.get(endpoint.annotations, TeamGate) === "owner") {
-          yield* Effect.mapError(members.requireTeamOwner(principal.user, team), notFound)
+        const gate = Context.get(endpoint.annotations, TeamGate)
+        if (gate !== "member") {
+          yield* Effect.mapError(
+            members.requireTeamOwner(principal.user, team),
+            () => gate === "owner" ? notFound() : errors.forbidden(MUST_BE_ORG_OWNER_MESSAGE)
+          )
         }
         yield* Effect.provideService(refusePublicOnlyOrganization(organization), ApiErrors, errors)
         return yield* Effect.provideService(httpEffect, RouteTeam, { team, organization })

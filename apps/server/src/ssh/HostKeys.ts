@@ -8,17 +8,12 @@
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto"
 import { link, mkdir, open, readFile, rm } from "node:fs/promises"
-import { join } from "node:path"
 import { Data, Effect } from "effect"
 import ssh2 from "ssh2"
+import { generatedHostKeyFiles, hostKeyDirectory } from "./HostKeyFiles.ts"
 
 export class HostKeyFailed extends Data.TaggedError("HostKeyFailed")<{ readonly message: string }> {}
 
-export const hostKeyDirectory = (dataDir: string): string => join(dataDir, "ssh")
-export const generatedHostKeyFiles = (dataDir: string) => ({
-  ed25519: join(hostKeyDirectory(dataDir), "ssh_host_ed25519_key"),
-  rsa: join(hostKeyDirectory(dataDir), "ssh_host_rsa_key")
-})
 
 const sshString = (data: Buffer | string): Buffer => {
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data

@@ -76,13 +76,21 @@ export const make = Effect.gen(function*() {
     state.idleTimer = undefined
     if (state.running.size > 0) return
     if (stopping) {
-      state.client?.end()
+      // Once its channels closed: an exited git's last output may still be on its way.
+      if (state.sessions === 0) state.client?.end()
       return
     }
     if (idleMillis > 0) state.idleTimer = setTimeout(() => state.client?.end(), idleMillis)
   }
 
-  const ssh = new ssh2.Server({ hostKeys: [...hostKeys], ident: "Kiln" })
+  const ssh = new ssh2.Server({
+    hostKeys: [...hostKeys],
+    ident: "Kiln",
+    // OpenSSH's client asks for chacha20-poly1305 first, which ssh2 runs in JavaScript without its
+    // optional native binding: offering only AES (OpenSSL's, accelerated) keeps a clone's
+    // encryption off the event loop's CPU.
+    algorithms: { cipher: ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr"] }
+  })
 
   const authenticate = (state: ConnectionState, client: Connection) => {
     let attempts = 0
@@ -128,6 +136,7 @@ export const make = Effect.gen(function*() {
         const session = accept()
         session.once("close", () => {
           state.sessions -= 1
+          watchIdle(state)
         })
         serveSession(state, session, keyId)
       })

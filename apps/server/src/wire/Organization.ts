@@ -7,6 +7,7 @@ import { organizationView } from "@kiln/domain/org/Organization"
 import type { CreateOrganizationInput, EditOrganizationInput } from "@kiln/domain/org/Organizations"
 import type { User } from "@kiln/domain/user/User"
 import { optionPayload } from "./OptionSchema.ts"
+import { rfc3339 } from "./Time.ts"
 import { avatarUrl, type SiteUrls } from "./User.ts"
 
 export const OrganizationJson = Schema.Struct({
@@ -20,13 +21,17 @@ export const OrganizationJson = Schema.Struct({
   location: Schema.String,
   visibility: Schema.String,
   repo_admin_change_team_access: Schema.Boolean,
-  username: Schema.String.annotate({ description: "deprecated" })
+  username: Schema.String.annotate({ description: "deprecated" }),
+  /** Forgejo v15: when the organization was created. */
+  created: Schema.String
 }).annotate({ identifier: "Organization" })
 export type OrganizationJson = typeof OrganizationJson.Type
 
 /** `hideEmail`: only `GET /orgs/{org}` blanks the e-mail, for anonymous callers. */
-export const toOrganizationJson = (organization: User, urls: SiteUrls, hideEmail = false): OrganizationJson =>
-  organizationView(organization, avatarUrl(urls), hideEmail)
+export const toOrganizationJson = (organization: User, urls: SiteUrls, hideEmail = false): OrganizationJson => ({
+  ...organizationView(organization, avatarUrl(urls), hideEmail),
+  created: rfc3339(organization.createdAt)
+})
 
 /**
  * `username` is required, but Forgejo names it `[UserName]: Required` (its Go field), which the

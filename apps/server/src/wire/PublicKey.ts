@@ -11,6 +11,8 @@ export const PublicKeyJson = Schema.Struct({
   title: Schema.optionalKey(Schema.String),
   fingerprint: Schema.optionalKey(Schema.String),
   created_at: Schema.String,
+  /** Forgejo v15: when the key was added, or last used once something records its use. */
+  updated_at: Schema.String,
   user: Schema.optionalKey(UserJson),
   read_only: Schema.optionalKey(Schema.Boolean),
   key_type: Schema.optionalKey(Schema.String)
@@ -28,5 +30,6 @@ export const toPublicKeyJson = (key: PublicKey, rootUrl: string, owner: UserJson
   ...(key.title === "" ? {} : { title: key.title }),
   fingerprint: key.fingerprint,
   created_at: rfc3339(key.createdAt),
+  updated_at: rfc3339(key.updatedAt),
   ...(owner === undefined ? {} : { user: owner, ...(key.readOnly ? { read_only: true } : {}), key_type: "user" })
 })

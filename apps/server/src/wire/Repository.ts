@@ -67,8 +67,13 @@ const fields = {
   internal_tracker: Schema.optionalKey(InternalTrackerJson),
   external_tracker: Schema.optionalKey(ExternalTrackerJson),
   has_wiki: Schema.Boolean,
+  /** Forgejo v15: whether the wiki's git repository exists; Kiln has no wikis. */
+  has_wiki_contents: Schema.Boolean,
   external_wiki: Schema.optionalKey(ExternalWikiJson),
   wiki_branch: Schema.optionalKey(Schema.String),
+  /** Forgejo v15: the wiki's clone addresses (`<repo>.wiki.git`), sent whether or not it exists. */
+  wiki_ssh_url: Schema.String,
+  wiki_clone_url: Schema.String,
   globally_editable_wiki: Schema.Boolean,
   has_pull_requests: Schema.Boolean,
   has_projects: Schema.Boolean,
@@ -111,6 +116,9 @@ export const RepoCollaboratorPermissionJson = Schema.Struct({
   role_name: Schema.String,
   user: UserJson
 }).annotate({ identifier: "RepoCollaboratorPermission" })
+
+/** Go's time.Duration string of Forgejo's default mirror interval (8 hours). */
+export const DEFAULT_MIRROR_INTERVAL = "8h0m0s"
 
 const segment = encodeURIComponent
 
@@ -196,8 +204,13 @@ const repositoryJson = <Parent extends ParentRepositoryJson | null>(item: Access
       }
       : {}),
     has_wiki: wiki || externalWiki,
+    // Forgejo v15's `repo.HasWiki()` looks for the wiki's repository on disk; Kiln makes none.
+    has_wiki_contents: false,
     ...(externalWiki ? { external_wiki: { external_wiki_url: units.externalWikiUrl } } : {}),
     ...(repository.wikiBranch === "" ? {} : { wiki_branch: repository.wikiBranch }),
+    // `repo.WikiCloneLink()`: the clone addresses of `<name>.wiki`.
+    wiki_ssh_url: `git@${urls.hostname}:${path}.wiki.git`,
+    wiki_clone_url: `${htmlUrl}.wiki.git`,
     globally_editable_wiki: wiki && units.wikiGloballyEditable,
     has_pull_requests: pulls,
     has_projects: hasUnit(repository, "repo.projects"),
@@ -217,7 +230,8 @@ const repositoryJson = <Parent extends ParentRepositoryJson | null>(item: Access
     default_update_style: pulls ? units.pulls.defaultUpdateStyle : "merge",
     avatar_url: "",
     internal: !repository.isPrivate && owner.visibility === "private",
-    mirror_interval: "",
+    // Forgejo shows its pull mirror's interval; Kiln keeps none and shows Forgejo's default (setting.Mirror.DefaultInterval).
+    mirror_interval: repository.isMirror ? DEFAULT_MIRROR_INTERVAL : "",
     object_format_name: repository.objectFormat,
     mirror_updated: ZERO_TIME,
     repo_transfer: null,

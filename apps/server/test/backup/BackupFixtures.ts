@@ -2,8 +2,8 @@
  * For the backup tests: a real server process populated over its API and git, the CLI run as an
  * operator runs it, and everything a client can list read back for comparison.
  */
-import { execFile, spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { execFile, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -112,6 +112,13 @@ export const populate = async (port: number, work: string) => {
   // Pushed to during the dump; bob's, so that alice's quota usage stays still.
   await ok(port, "POST", "/api/v1/admin/users/bob/repos", { json: { name: "stream", auto_init: true } })
   await ok(port, "PUT", "/api/v1/repos/alice/tools/collaborators/bob", { auth: aliceAuth, json: { permission: "read" } })
+  // A deploy key (its key row and its grant).
+  const keyFile = join(work, "deploy-key")
+  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "deploy", "-f", keyFile])
+  await ok(port, "POST", "/api/v1/repos/alice/tools/keys", {
+    auth: aliceAuth,
+    json: { title: "deploy", key: readFileSync(`${keyFile}.pub`, "utf8").trim(), read_only: true }
+  })
 
   // Branches and a tag pushed with git; a branch made through the API.
   const env = gitEnv(join(work, "home"))
@@ -207,6 +214,7 @@ export const listEverything = async (port: number, options: { readonly skipRepos
     await read(`/api/v1/repos/${name}`)
     await read(`/api/v1/repos/${name}/branches`)
     await read(`/api/v1/repos/${name}/collaborators`)
+    await read(`/api/v1/repos/${name}/keys`)
     await read(`/api/v1/repos/${name}/commits/topic/statuses`).catch(() => undefined)
     const releases = await read(`/api/v1/repos/${name}/releases`)
     for (const release of releases as ReadonlyArray<unknown>) {

@@ -36,7 +36,8 @@ describe("kiln dump and kiln restore", () => {
     const sourceDb = await freshDatabase()
     const targetDb = await freshDatabase()
     try {
-      const source = spawnServer({ dataDir: sourceDir, port: await freePort(), env: serverEnv(sourceDb.env) })
+      // With the built-in SSH server: its generated host keys go into the dump.
+      const source = spawnServer({ dataDir: sourceDir, port: await freePort(), env: { ...serverEnv(sourceDb.env), KILN_SSH_PORT: String(await freePort()), KILN_SSH_EXTERNAL_PORT: "22" } })
       await listening(source)
       await populate(source.port, work)
 
@@ -51,6 +52,7 @@ describe("kiln dump and kiln restore", () => {
       assert.include(dumped.stdout, "password hashes (scrypt): 3 (users.password_hash)")
       assert.include(dumped.stdout, "webhook signing secrets (plain text): 1 (webhooks.secret)")
       assert.include(dumped.stdout, "signing key (signing-key.asc)")
+      assert.include(dumped.stdout, "the SSH host keys (ssh/): 2")
 
       const expected = await listEverything(source.port, { skipRepository: "bob/stream" })
       const sourceFinal = writer.pushed.at(-1)
@@ -63,6 +65,9 @@ describe("kiln dump and kiln restore", () => {
         readFileSync(join(targetDir, "signing-key.asc"), "utf8"),
         readFileSync(join(sourceDir, "signing-key.asc"), "utf8")
       )
+      for (const name of ["ssh_host_ed25519_key", "ssh_host_rsa_key"]) {
+        assert.strictEqual(readFileSync(join(targetDir, "ssh", name), "utf8"), readFileSync(join(sourceDir, "ssh", name), "utf8"))
+      }
 
       const copy = spawnServer({ dataDir: targetDir, port: await freePort(), env: serverEnv(targetDb.env) })
       await listening(copy)

@@ -6,6 +6,38 @@ const load = (env: Record<string, string>) =>
   loadSettings.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
 
 describe("KilnConfig", () => {
+  it.effect("reads KILN_SSH_*: the built-in server on 2222 by default, ssh_url's host and port from the root URL and the listen port", () =>
+    Effect.gen(function*() {
+      const defaults = (yield* load({ KILN_ROOT_URL: "https://git.example.com/", KILN_HTTP_HOST: "10.0.0.1" })).ssh
+      assert.deepStrictEqual(defaults, {
+        port: 2222,
+        host: "10.0.0.1",
+        domain: "git.example.com",
+        externalPort: 2222,
+        user: "git",
+        hostKeys: [],
+        maxUnauthenticated: 64,
+        maxUnauthenticatedPerAddress: 8,
+        authTimeoutSeconds: 30
+      })
+      // Without a server of its own, clone addresses name the system's sshd.
+      assert.strictEqual((yield* load({ KILN_SSH_PORT: "0" })).ssh.externalPort, 22)
+      const given = (yield* load({
+        KILN_SSH_PORT: "22022",
+        KILN_SSH_HOST: "127.0.0.1",
+        KILN_SSH_DOMAIN: "ssh.example.com",
+        KILN_SSH_EXTERNAL_PORT: "22",
+        KILN_SSH_USER: "forge",
+        KILN_SSH_HOST_KEYS: "/etc/kiln/a, /etc/kiln/b"
+      })).ssh
+      assert.deepStrictEqual([given.port, given.host, given.domain, given.externalPort, given.user, given.hostKeys], [
+        22022, "127.0.0.1", "ssh.example.com", 22, "forge", ["/etc/kiln/a", "/etc/kiln/b"]
+      ])
+      const bad = yield* Effect.flip(load({ KILN_SSH_PORT: "70000", KILN_SSH_AUTH_TIMEOUT: "0" }))
+      assert.include(bad.problems.join("\n"), "KILN_SSH_PORT")
+      assert.include(bad.problems.join("\n"), "KILN_SSH_AUTH_TIMEOUT")
+    }))
+
   it.effect("reads KILN_METRICS_TOKEN, off when unset, and refuses an empty one", () =>
     Effect.gen(function*() {
       assert.isTrue(Option.isNone((yield* load({})).metricsToken))

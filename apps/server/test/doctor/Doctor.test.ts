@@ -41,7 +41,10 @@ const CHECKS = [
   "LFS objects without a reference",
   "attachment, package and LFS files without a row",
   "repository search epoch",
-  "redirects from a name a repository has taken"
+  "redirects from a name a repository has taken",
+  "deploy keys added to no repository",
+  "SSH keys sharing a fingerprint (a sign-in speaks for the oldest)",
+  "SSH host keys"
 ]
 
 describe("kiln doctor", () => {
@@ -90,12 +93,17 @@ describe("kiln doctor", () => {
         "UPDATE repositories SET attachments_size = attachments_size + 999 WHERE lower_name = 'app'",
         "UPDATE packages SET size = size + 5",
         "DELETE FROM repository_search_epoch",
-        "INSERT INTO repository_redirects (owner_id, lower_name, repo_id) SELECT owner_id, lower_name, id FROM repositories WHERE lower_name = 'app'"
+        "INSERT INTO repository_redirects (owner_id, lower_name, repo_id) SELECT owner_id, lower_name, id FROM repositories WHERE lower_name = 'app'",
+        "INSERT INTO public_keys (owner_id, kind, title, content, fingerprint, created_at, updated_at) VALUES (NULL, 'deploy', 'x', 'ssh-ed25519 AAAAungranted', 'SHA256:ungranted', 0, 0)",
+        `INSERT INTO public_keys (owner_id, title, content, fingerprint, created_at, updated_at)
+          SELECT (SELECT id FROM users WHERE lower_name = 'bob'), 'copy', content || ' copy', fingerprint, 0, 0 FROM public_keys WHERE title = 'deploy'`
       ])
+      mkdirSync(join(dataDir, "ssh"), { recursive: true })
+      writeFileSync(join(dataDir, "ssh", "ssh_host_ed25519_key"), "not a key")
 
       const damaged = await runCli(["doctor"], env)
       assert.strictEqual(damaged.code, 1, damaged.stdout + damaged.stderr)
-      assert.deepStrictEqual(CHECKS.map((check) => found(damaged.stdout, check)), [1, 1, 1, 2, 2, 1, 1, 1, 1, 1], damaged.stdout)
+      assert.deepStrictEqual(CHECKS.map((check) => found(damaged.stdout, check)), [1, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2], damaged.stdout)
       assert.include(damaged.stdout, `acme/app ${missingOid}`)
       assert.include(damaged.stdout, unreferencedOid)
       assert.include(damaged.stdout, "alice/tools")
@@ -105,12 +113,12 @@ describe("kiln doctor", () => {
 
       const fixed = await runCli(["doctor", "--fix", "--grace-minutes", "0"], env)
       assert.strictEqual(fixed.code, 1, fixed.stdout + fixed.stderr)
-      assert.strictEqual((fixed.stdout.match(/fixed: /g) ?? []).length, 6, fixed.stdout)
-      assert.strictEqual((fixed.stdout.match(/needs a decision: /g) ?? []).length, 4, fixed.stdout)
+      assert.strictEqual((fixed.stdout.match(/fixed: /g) ?? []).length, 7, fixed.stdout)
+      assert.strictEqual((fixed.stdout.match(/needs a decision: /g) ?? []).length, 6, fixed.stdout)
       assert.isFalse(existsSync(lfsFile(unreferencedOid)))
 
       const afterFix = await runCli(["doctor"], env)
-      assert.deepStrictEqual(CHECKS.map((check) => found(afterFix.stdout, check)), [1, 1, 0, 0, 2, 1, 0, 0, 0, 0], afterFix.stdout)
+      assert.deepStrictEqual(CHECKS.map((check) => found(afterFix.stdout, check)), [1, 1, 0, 0, 2, 1, 0, 0, 0, 0, 0, 1, 2], afterFix.stdout)
 
       // The missing LFS object, restored from a backup.
       mkdirSync(join(dataDir, "lfs", "ef", "ef"), { recursive: true })
@@ -123,6 +131,9 @@ describe("kiln doctor", () => {
         const deleted = await api(second.port, "DELETE", "/api/v1/repos/alice/tools", { auth: aliceAuth })
         assert.strictEqual(deleted.status, 204, deleted.text)
         assert.strictEqual((await api(second.port, "DELETE", "/api/v1/admin/unadopted/bob/ghost", { auth: adminAuth })).status, 204)
+        const bobKeys = await ok(second.port, "GET", "/api/v1/users/bob/keys", { auth: adminAuth }) as ReadonlyArray<{ readonly id: number }>
+        for (const key of bobKeys) assert.strictEqual((await api(second.port, "DELETE", `/api/v1/admin/users/bob/keys/${key.id}`, { auth: adminAuth })).status, 204)
+        rmSync(join(dataDir, "ssh"), { recursive: true })
         const releases = await ok(second.port, "GET", "/api/v1/repos/acme/app/releases", { auth: aliceAuth }) as ReadonlyArray<{
           readonly id: number
           readonly assets: ReadonlyArray<{ readonly id: number }>

@@ -5,8 +5,32 @@
 import fc from "fast-check"
 import type { Operation, Request } from "./SwaggerOperations.ts"
 
+/** Text that is not a git ref name, or a ref name no file path or index holds (issue 27 item 3). */
+const notARef = fc.constantFrom(
+  "a\"b[c]",
+  "'quoted'~^:?*",
+  "x.lock",
+  "a..b",
+  "refs/heads/../../x",
+  "@{-1}",
+  "@",
+  "trailing/",
+  "/leading",
+  "a//b",
+  ".hidden",
+  "ab/".repeat(3000) + "a",
+  "é/".repeat(2000) + "é"
+)
+
+/** Printable text that does not compress: past ~2.7 kB no B-tree index holds it. */
+const incompressible = fc.string({
+  unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)),
+  minLength: 3000,
+  maxLength: 20_000
+})
+
 /** Strings that break naive storage, parsing or rendering. */
-const hostileText = fc.constantFrom(
+const hostileText = fc.oneof(fc.constantFrom(
   "\u0000",
   "a\u0000b",
   "\ud800",
@@ -23,7 +47,10 @@ const hostileText = fc.constantFrom(
   "x".repeat(3000),
   "\u00e9".repeat(40_000),
   "x".repeat(1 << 20)
-)
+), notARef, incompressible)
+
+/** Names of fields that hold a ref (a branch, tag or commit), which get ref-breaking text most. */
+const REF_FIELD = /(^|_)(ref|ref_name|branch|branch_name|tag_name|commitish|sha)$/
 
 /** Raw (percent-encoded or deliberately broken) path segments and query values. */
 const hostileRaw = fc.oneof(
@@ -138,6 +165,10 @@ export const mutationFor = (operation: Operation, request: Request): fc.Arbitrar
   if (fieldNames.length > 0) {
     // Where the route has a body, most of the effort goes into its fields.
     options.push(fc.record({ kind: fc.constant("field" as const), name: fc.constantFrom(...fieldNames), value: hostileText }))
+  }
+  const refFields = fieldNames.filter((name) => REF_FIELD.test(name))
+  if (refFields.length > 0) {
+    options.push(fc.record({ kind: fc.constant("field" as const), name: fc.constantFrom(...refFields), value: fc.oneof(notARef, incompressible) }))
   }
   return fc.oneof(...options)
 }

@@ -13,6 +13,8 @@ export interface SwaggerSchema {
   readonly items?: SwaggerSchema
   readonly enum?: ReadonlyArray<unknown>
   readonly allOf?: ReadonlyArray<SwaggerSchema>
+  /** The encodings one body may take (JSON first, then its form twin); a Swagger 2.0 extension. */
+  readonly "x-anyOf"?: ReadonlyArray<SwaggerSchema>
 }
 
 export interface Parameter {
@@ -81,8 +83,12 @@ export const validPathValue = (template: string, name: string): string => {
 
 const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/)
 
-const resolve = (document: SwaggerDocument, schema: SwaggerSchema): SwaggerSchema =>
-  schema.$ref !== undefined ? document.definitions[schema.$ref.replace("#/definitions/", "")] ?? {} : schema
+/** The schema a reference names; of several encodings, the JSON one (listed first). */
+export const resolve = (document: SwaggerDocument, schema: SwaggerSchema): SwaggerSchema => {
+  const json = schema["x-anyOf"]?.[0]
+  if (json !== undefined) return resolve(document, json)
+  return schema.$ref !== undefined ? document.definitions[schema.$ref.replace("#/definitions/", "")] ?? {} : schema
+}
 
 /** A value of the schema, as a client following the document would send it. */
 export const valueOf = (document: SwaggerDocument, given: SwaggerSchema, depth = 0): fc.Arbitrary<unknown> => {

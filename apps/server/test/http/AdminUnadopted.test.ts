@@ -4,7 +4,11 @@
  * whose default branch, emptiness, size and branches come from git, or deleted; site admins only.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
+import { repositoryDirectoryKey, WriteLocks } from "@kiln/domain/coordination/WriteLocks"
+import { newRepository } from "@kiln/domain/repo/Repository"
+import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
 import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { bareRepositoryPath, git } from "./ArchiveFixtures.ts"
@@ -144,5 +148,44 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("unadopted repositories", 
       assert.strictEqual(at(document.body, "paths", "/admin/unadopted/{owner}/{repo}", "delete", "operationId"), "adminDeleteUnadoptedRepository")
       const parameters = at(document.body, "paths", "/admin/unadopted", "get", "parameters")
       assert.includeMembers(Array.isArray(parameters) ? parameters.map((parameter) => at(parameter, "name")) : [], ["page", "limit", "pattern"])
+    }))
+
+  it.effect("deleting one waits for a creation holding its directory, and then finds it adopted by the new row (review 4b30e64, finding 32)", () =>
+    Effect.gen(function*() {
+      const owner = yield* createUser("racer")
+      const base = yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name: "base", auto_init: true } })
+      assert.strictEqual(base.status, 201, base.text)
+      const directory = yield* copyWithoutRow(yield* bareRepositoryPath("racer", "base"), "racer", "racing")
+      const locks = yield* WriteLocks
+      const store = yield* RepositoryStore
+      const holding = yield* Deferred.make<void>()
+      const commit = yield* Deferred.make<void>()
+      // What a creation, fork, migration or rename does: its directory is in place, its row not yet committed.
+      const creation = yield* Effect.forkChild(locks.withLock(
+        repositoryDirectoryKey({ owner: "racer", name: "racing" }),
+        Effect.gen(function*() {
+          yield* Deferred.succeed(holding, undefined)
+          yield* Deferred.await(commit)
+          yield* store.insert(newRepository({
+            ownerId: Number(at(owner.user, "id")),
+            name: "racing",
+            description: "",
+            defaultBranch: "main",
+            wikiBranch: "main",
+            isPrivate: false,
+            isEmpty: false
+          }, 1))
+        })
+      ))
+      yield* Deferred.await(holding)
+      const deletion = yield* Effect.forkChild(request("DELETE", "/api/v1/admin/unadopted/racer/racing", { auth: admin }))
+      // Given time to run, the deletion has not: it waits for the directory's key.
+      yield* TestClock.withLive(Effect.sleep("500 millis"))
+      assert.isTrue(existsSync(directory), "not deleted while its creation is in progress")
+      yield* Deferred.succeed(commit, undefined)
+      yield* Fiber.join(creation)
+      const answer = yield* Fiber.join(deletion)
+      assert.strictEqual(answer.status, 404, answer.text)
+      assert.isTrue(existsSync(join(directory, "HEAD")), "the created repository keeps its files")
     }))
 })

@@ -228,8 +228,8 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("Forgejo compatibility (is
       )
       assert.deepStrictEqual([at(switched.body, "has_wiki"), at(switched.body, "external_wiki")], [true, { external_wiki_url: "https://wiki.example" }])
       const keys = Object.keys(switched.body as object)
-      assert.deepStrictEqual(keys.slice(keys.indexOf("has_issues"), keys.indexOf("has_wiki") + 3), [
-        "has_issues", "external_tracker", "has_wiki", "external_wiki", "wiki_branch"
+      assert.deepStrictEqual(keys.slice(keys.indexOf("has_issues"), keys.indexOf("has_wiki") + 6), [
+        "has_issues", "external_tracker", "has_wiki", "has_wiki_contents", "external_wiki", "wiki_branch", "wiki_ssh_url", "wiki_clone_url"
       ])
       assert.deepStrictEqual((yield* request("GET", "/api/v1/repos/x-owner/r", { auth: owner.auth })).body, switched.body)
 

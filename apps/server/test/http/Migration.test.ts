@@ -48,6 +48,8 @@ describe("migrations", () => {
         assert.strictEqual(at(migrated.body, "full_name"), "ada/copy")
         assert.strictEqual(at(migrated.body, "private"), true)
         assert.strictEqual(at(migrated.body, "mirror"), true)
+        // Forgejo shows a pull mirror's interval, its default without `mirror_interval` (issue 27).
+        assert.strictEqual(at(migrated.body, "mirror_interval"), "8h0m0s")
         assert.strictEqual(at(migrated.body, "description"), "migrated")
         assert.strictEqual(at(migrated.body, "default_branch"), "main")
         assert.strictEqual(at(migrated.body, "empty"), false)

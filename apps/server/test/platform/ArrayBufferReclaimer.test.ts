@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { PerformanceObserver } from "node:perf_hooks"
 import * as ArrayBufferReclaimer from "../../src/platform/ArrayBufferReclaimer.ts"
 
 const MB = 1024 * 1024
@@ -35,4 +36,26 @@ describe("ArrayBufferReclaimer", () => {
       // V8 by itself keeps them until its own limit: this is what the reclaimer is for.
       assert.isAbove(left, 32 * MB)
     }))
+
+  it.effect("counts from what is alive: live buffers above the threshold do not make it collect while nothing dies", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const live = Array.from({ length: 256 }, () => Buffer.allocUnsafeSlow(64 * 1024))
+      yield* Layer.build(ArrayBufferReclaimer.layer({ intervalMillis: 10, thresholdBytes: 4 * MB }))
+      yield* settle
+      let collections = 0
+      const observer = new PerformanceObserver((entries) => {
+        collections += entries.getEntries().length
+      })
+      observer.observe({ entryTypes: ["gc"] })
+      yield* Effect.addFinalizer(() => Effect.sync(() => observer.disconnect()))
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 500)))
+      // ~50 checks with 16 MB alive; counted from zero each would have collected.
+      assert.isBelow(collections, 5)
+      // Dead buffers on top of the live ones are still freed.
+      const before = process.memoryUsage().arrayBuffers
+      assert.strictEqual(passChunks(), 48 * MB)
+      yield* settle
+      assert.isBelow(process.memoryUsage().arrayBuffers - before, 8 * MB)
+      assert.strictEqual(live.length, 256)
+    })))
 })

@@ -7,6 +7,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { randomBytes } from "node:crypto"
+import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cliEntry } from "../../build/ServerBundle.ts"
@@ -33,7 +34,17 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
   }
 
   const start = async () => {
-    server = spawnServer({ dataDir, port: httpPort, env: { KILN_SSH_PORT: String(sshPort), KILN_SSH_HOST: "127.0.0.1", KILN_ACCESS_LOG: "false" } })
+    server = spawnServer({
+      dataDir,
+      port: httpPort,
+      env: {
+        KILN_SSH_PORT: String(sshPort),
+        KILN_SSH_HOST: "127.0.0.1",
+        KILN_SSH_AUTH_TIMEOUT: "3",
+        KILN_METRICS_TOKEN: "metrics-token",
+        KILN_ACCESS_LOG: "false"
+      }
+    })
     await listening(server)
     for (let attempt = 0; attempt < 300 && !server.output.includes("SSH listening"); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100))
@@ -77,6 +88,13 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
       const branch = await api("GET", `/repos/root/forms/branches/v${version}`)
       assert.strictEqual((branch.json as { commit: { id: string } }).commit.id, head)
     }
+    // Protocol v2 is negotiated through GIT_PROTOCOL (v0 without it).
+    const traced = (version: string) =>
+      runProgram("git", ["-c", `protocol.version=${version}`, "ls-remote", `ssh://git@127.0.0.1:${sshPort}/root/forms.git`], {
+        env: { ...git.env, GIT_TRACE_PACKET: "1" }
+      })
+    assert.match((await traced("2")).stderr, /< version 2\n/)
+    assert.notMatch((await traced("0")).stderr, /< version 2\n/)
     // git-upload-archive reads too.
     const archived = await git.run(["archive", `--remote=ssh://git@127.0.0.1:${sshPort}/root/forms.git`, "-o", join(git.home, "a.tar"), "HEAD"])
     assert.strictEqual(archived.code, 0, archived.stderr)
@@ -107,6 +125,11 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
     const unknown = await sshExec(owner, sshPort, ["git-upload-pack", "root/nothing"])
     assert.strictEqual(unknown.code, 1)
     assert.strictEqual(unknown.stderr, "Kiln: Cannot find repository: root/nothing\n")
+
+    // git-lfs-authenticate goes to the LFS server when there is one; otherwise one line says so.
+    const lfs = await sshExec(owner, sshPort, ["git-lfs-authenticate", "root/guarded.git", "download"])
+    if (lfs.code === 0) assert.property(JSON.parse(lfs.stdout) as object, "href")
+    else assert.strictEqual(lfs.stderr, "Kiln: LFS authentication request over SSH denied, LFS support is disabled\n")
 
     const temporary = makeKeyPair()
     const added = await api("POST", "/admin/users/root/keys", { title: "temporary", key: temporary.publicKey })
@@ -230,5 +253,52 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
     const refused = await runProgram("sh", ["-c", forced], { env: { ...env, SSH_ORIGINAL_COMMAND: "rm -rf /" } })
     assert.strictEqual(refused.code, 1)
     assert.strictEqual(refused.stderr, "Kiln: Unknown git command\n")
+  })
+
+  it("survives hostile traffic: garbage, silent connections past the bounds, and counts SSH in /metrics", async () => {
+    const garbage = Array.from({ length: 20 }, (_, index) =>
+      new Promise<void>((resolve) => {
+        const socket = connect(sshPort, "127.0.0.1", () => {
+          socket.write(index % 2 === 0 ? randomBytes(4096) : Buffer.concat([Buffer.from("SSH-2.0-evil\r\n"), randomBytes(65_536)]))
+        })
+        socket.resume()
+        socket.on("error", () => resolve())
+        socket.on("close", () => resolve())
+      }))
+    // Silent connections, more than the bounds take: each is closed by its sign-in time at the latest.
+    const silent = Array.from({ length: 50 }, () =>
+      new Promise<void>((resolve) => {
+        const socket = connect(sshPort, "127.0.0.1")
+        // Read, so that the server's end of the connection is seen.
+        socket.resume()
+        socket.on("error", () => resolve())
+        socket.on("close", () => resolve())
+      }))
+    await Promise.all([...garbage, ...silent])
+    assert.strictEqual(server.child.exitCode, null)
+    const git = sshGit(owner, sshPort)
+    const listed = await git.run(["ls-remote", `ssh://git@127.0.0.1:${sshPort}/root/forms.git`])
+    assert.strictEqual(listed.code, 0, listed.stderr)
+
+    const metrics = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`, { headers: { authorization: "Bearer metrics-token" } })).text()
+    assert.match(metrics, /kiln_git_operations_total\{[^}]*transport="ssh"[^}]*\} [1-9]/)
+    assert.match(metrics, /kiln_ssh_connections_total\{outcome="authenticated"\} [1-9]/)
+    assert.match(metrics, /kiln_ssh_connections_total\{outcome="timeout"\} [1-9]/)
+    assert.match(metrics, /kiln_ssh_sessions_total\{kind="git"\} [1-9]/)
+  })
+
+  it("lets a clone under way finish when the server is stopped (SIGTERM), then exits 0", async () => {
+    const git = sshGit(owner, sshPort)
+    const clone = git.spawn(["clone", "-q", `ssh://git@127.0.0.1:${sshPort}/root/killed.git`, join(git.home, "late")])
+    const cloned = new Promise<number | null>((resolve) => clone.once("close", (code) => resolve(code)))
+    // Stopped once the clone's git runs (a connection still signing in is closed like a new one).
+    const inProgress = async () =>
+      /kiln_ssh_sessions_in_progress [1-9]/.test(
+        await (await fetch(`http://127.0.0.1:${httpPort}/metrics`, { headers: { authorization: "Bearer metrics-token" } })).text()
+      )
+    while (!(await inProgress()) && clone.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20))
+    server.child.kill("SIGTERM")
+    assert.strictEqual(await cloned, 0)
+    assert.strictEqual(await server.exited, 0)
   })
 })

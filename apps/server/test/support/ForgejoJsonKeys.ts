@@ -21,7 +21,7 @@ export const FORGEJO_STRUCTS: Readonly<Record<string, ForgejoStruct>> = {
       "language", "languages_url", "html_url", "url", "link", "ssh_url", "clone_url", "original_url", "website", "stars_count",
       "forks_count", "watchers_count", "open_issues_count", "open_pr_counter", "release_counter", "default_branch", "archived",
       "created_at", "updated_at", "archived_at", "permissions?", "has_issues", "internal_tracker?", "external_tracker?",
-      "has_wiki", "external_wiki?", "wiki_branch?", "globally_editable_wiki", "has_pull_requests", "has_projects",
+      "has_wiki", "has_wiki_contents", "external_wiki?", "wiki_branch?", "wiki_ssh_url", "wiki_clone_url", "globally_editable_wiki", "has_pull_requests", "has_projects",
       "has_releases", "has_packages", "has_actions", "ignore_whitespace_conflicts", "allow_merge_commits", "allow_rebase",
       "allow_rebase_explicit", "allow_squash_merge", "allow_fast_forward_only_merge", "allow_rebase_update",
       "default_delete_branch_after_merge", "default_merge_style", "default_allow_maintainer_edit", "default_update_style",
@@ -34,7 +34,7 @@ export const FORGEJO_STRUCTS: Readonly<Record<string, ForgejoStruct>> = {
   RepoCollaboratorPermission: { keys: ["permission", "role_name", "user"], nested: { user: "User" } },
   Organization: {
     keys: ["id", "name", "full_name", "email", "avatar_url", "description", "website", "location", "visibility",
-      "repo_admin_change_team_access", "username"]
+      "repo_admin_change_team_access", "username", "created"]
   },
   Team: {
     keys: ["id", "name", "description", "organization", "includes_all_repositories", "permission", "units", "units_map",
@@ -72,9 +72,9 @@ export const FORGEJO_STRUCTS: Readonly<Record<string, ForgejoStruct>> = {
     keys: ["state", "sha", "total_count", "statuses", "repository", "commit_url", "url"],
     nested: { statuses: "CommitStatus", repository: "Repository" }
   },
-  AccessToken: { keys: ["id", "name", "sha1", "token_last_eight", "scopes"] },
+  AccessToken: { keys: ["id", "name", "sha1", "token_last_eight", "scopes", "created_at", "repositories"] },
   PublicKey: {
-    keys: ["id", "key", "url?", "title?", "fingerprint?", "created_at", "user?", "read_only?", "key_type?"],
+    keys: ["id", "key", "url?", "title?", "fingerprint?", "created_at", "updated_at", "user?", "read_only?", "key_type?"],
     nested: { user: "User" }
   },
   Package: {

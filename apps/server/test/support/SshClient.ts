@@ -22,7 +22,8 @@ export const makeKeyPair = (type: "ed25519" | "rsa" = "ed25519"): SshKeyPair => 
 /** The ssh command line git runs (GIT_SSH_COMMAND) for a key and port. */
 export const sshCommand = (key: SshKeyPair, port: number) =>
   [
-    "ssh", "-i", key.privateFile, "-p", String(port),
+    // Port 0: the one the URL names.
+    "ssh", "-i", key.privateFile, ...(port === 0 ? [] : ["-p", String(port)]),
     "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
     "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "IdentityAgent=none"
   ]

@@ -2,6 +2,7 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
 import { Hex } from "effect/encoding"
+import { checkMaxSize, STORED_NAME_MAX_LENGTH } from "../binding/MaxSize.ts"
 import { AlreadyExists, Invalid, NotFound } from "../errors.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import type { User } from "../user/User.ts"
@@ -11,7 +12,7 @@ import { AccessTokenStore } from "./AccessTokenStore.ts"
 import { tokenDigestInput } from "./Authentication.ts"
 
 export class AccessTokens extends Context.Service<AccessTokens, {
-  /** The secret is returned here and never again. Invalid: bad or no scopes; AlreadyExists: name used. */
+  /** The secret is returned here and never again. Invalid: no name, a name past 255 characters (422), bad or no scopes (400); AlreadyExists: name used. */
   readonly issue: (owner: User, name: string, scopes: ReadonlyArray<string>) => Effect.Effect<
     { readonly token: AccessToken; readonly secret: string },
     Invalid | AlreadyExists
@@ -30,6 +31,9 @@ export const layer: Layer.Layer<AccessTokens, never, AccessTokenStore | Digest.D
       const random = yield* SecureRandom.SecureRandom
 
       const issue = Effect.fnUntraced(function*(owner: User, name: string, requested: ReadonlyArray<string>) {
+        // Binding (`Required`) first, then the width of Forgejo's column.
+        if (name === "") return yield* new Invalid({ field: "Name", message: "[Name]: Required" })
+        yield* checkMaxSize("Name", name, STORED_NAME_MAX_LENGTH)
         const scopes = yield* parseAccessTokenScopes(requested)
         const existing = yield* store.findByName(owner.id, name)
         if (Option.isSome(existing)) return yield* new AlreadyExists({ message: "access token name has been used already" })

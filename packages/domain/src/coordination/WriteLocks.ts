@@ -18,5 +18,13 @@ export class WriteLocks extends Context.Service<WriteLocks, {
   readonly whenFree: <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A | undefined, E, R>
 }>()("@kiln/domain/coordination/WriteLocks") {}
 
+/**
+ * The key of a repository directory's appearance: held by a section that makes, moves or removes
+ * a repository's directory together with its row (until the row commits), and by the deletion of an
+ * unadopted directory, which so never sees a directory whose row is about to commit.
+ */
+export const repositoryDirectoryKey = (location: { readonly owner: string; readonly name: string }): string =>
+  `repository-directory:${location.owner.toLowerCase()}/${location.name.toLowerCase()}`
+
 /** The key of a repository's write sections (by id: a rename does not change it). */
 export const repositoryKey = (repositoryId: number): string => `repository:${repositoryId}`

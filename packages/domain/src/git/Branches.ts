@@ -13,6 +13,7 @@
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { repositoryKey, WriteLocks } from "../coordination/WriteLocks.ts"
+import { checkMaxSize } from "../binding/MaxSize.ts"
 import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
 import { atLeast } from "../org/AccessMode.ts"
 import type { Page, PageRequest } from "../Paging.ts"
@@ -49,7 +50,10 @@ export class RepositoryArchived extends Schema.TaggedError<RepositoryArchived>()
   message: Schema.String
 }) {}
 
-/** `old_ref_name` (or the default branch) names no commit: Forgejo answers 500. */
+/**
+ * `old_ref_name` (or the default branch) names no commit. Forgejo answers 500; Kiln 404, as for a
+ * missing `old_branch_name` (a client's mistake is not a server error).
+ */
 export class BranchSourceMissing extends Schema.TaggedError<BranchSourceMissing>()("BranchSourceMissing", {
   message: Schema.String
 }) {}
@@ -79,7 +83,8 @@ export class Branches extends Context.Service<Branches, {
   /** Forbidden without code read; NotFound `branch does not exist [name: x]`. */
   readonly get: (target: AccessibleRepository, name: string) => Effect.Effect<Branch, Forbidden | NotFound>
   /**
-   * In Forgejo's order: Forbidden without code write; RepositoryArchived; Invalid `[BranchName]: Required|GitRefName|MaxSize`;
+   * In Forgejo's order: Forbidden without code write; RepositoryArchived; Invalid `[BranchName]: Required|GitRefName|MaxSize`,
+   * `[OldBranchName]: GitRefName|MaxSize`, `[OldRefName]: GitRefName|MaxSize`;
    * NotFound `Git Repository is empty.`; Forbidden `Git Repository is a mirror.`; BranchSourceMissing for an
    * `old_ref_name` that names no commit; NotFound `The old branch does not exist`; AlreadyExists
    * `The branch already exists.`; Conflict for a tag of that name or a name colliding with a branch path.
@@ -227,11 +232,18 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore | Repo
         ? Effect.fail(new Forbidden({ message: MIRROR_REPOSITORY_MESSAGE }))
         : Effect.void
 
-    const bindName = (name: string) =>
-      name === "" ? Effect.fail(new Invalid({ field: "BranchName", message: "[BranchName]: Required" }))
-        : !isValidRefName(name) ? Effect.fail(new Invalid({ field: "BranchName", message: "[BranchName]: GitRefName" }))
-        : [...name].length > 100 ? Effect.fail(new Invalid({ field: "BranchName", message: "[BranchName]: MaxSize" }))
-        : Effect.void
+    /** `GitRefName;MaxSize(100)` of one field; "" passes unless the field is required. */
+    const bindRefName = (field: string, name: string, required: boolean) =>
+      name === "" ? (required ? Effect.fail(new Invalid({ field, message: `[${field}]: Required` })) : Effect.void)
+        : !isValidRefName(name) ? Effect.fail(new Invalid({ field, message: `[${field}]: GitRefName` }))
+        : checkMaxSize(field, name, 100)
+
+    /** CreateBranchRepoOption's binding, in its fields' order: nothing else reaches git. */
+    const bindInput = (input: CreateBranchInput) =>
+      Effect.andThen(
+        bindRefName("BranchName", input.newBranchName, true),
+        Effect.andThen(bindRefName("OldBranchName", input.oldBranchName, false), bindRefName("OldRefName", input.oldRefName, false))
+      )
 
     const sourceCommit = (target: AccessibleRepository, input: CreateBranchInput) => {
       const location = locationOf(target)
@@ -274,7 +286,7 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore | Repo
       create: (target, input) =>
         Effect.gen(function*() {
           yield* requireWritable(target)
-          yield* bindName(input.newBranchName)
+          yield* bindInput(input)
           yield* requireChangeable(target)
           yield* ensureSynced(target)
           const source = yield* sourceCommit(target, input)

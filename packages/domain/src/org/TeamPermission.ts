@@ -165,7 +165,7 @@ const sortedKeys = <A>(record: Readonly<Record<string, A>>): Readonly<Record<str
  * Forgejo's Team JSON, keys in its order. `organization` is the full Organization on
  * `GET /teams/{id}` and `POST /orgs/{org}/teams`, `null` on `GET /orgs/{org}/teams` and `PATCH /teams/{id}`.
  */
-export const teamView = (team: Team, organization: OrganizationView | null) => ({
+export const teamView = <Org extends OrganizationView>(team: Team, organization: Org | null) => ({
   id: team.id,
   name: team.name,
   description: team.description,

@@ -11,6 +11,7 @@
  */
 import { Clock, Context, Effect, Exit, Layer, Option, Ref, Schema, type Stream } from "effect"
 import { PUBLIC_ONLY_REPO_MESSAGE } from "../auth/AccessTokenScope.ts"
+import { checkMaxSize, isLongerThan, STORED_NAME_MAX_LENGTH } from "../binding/MaxSize.ts"
 import { Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
 import { GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
@@ -125,7 +126,10 @@ export class Releases extends Context.Service<Releases, {
     releaseId: number,
     attachmentId: number
   ) => Effect.Effect<Attachment, Forbidden | NotFound>
-  /** Checks the caller and the release before the body is read; nothing remains when the upload fails. */
+  /**
+   * Checks the caller, the release and the name (Invalid `[Name]: MaxSize` past 255 characters)
+   * before the body is read; nothing remains when the upload fails.
+   */
   readonly upload: <E>(
     doer: User,
     target: AccessibleRepository,
@@ -133,8 +137,11 @@ export class Releases extends Context.Service<Releases, {
     name: string,
     content: Stream.Stream<Uint8Array, E>,
     maxSize: number
-  ) => Effect.Effect<Attachment, E | Forbidden | NotFound | BlobTooLarge | BlobStorageFailure>
-  /** An attachment that only links elsewhere (http or https): Invalid `invalid external URL: '...'` (400). */
+  ) => Effect.Effect<Attachment, E | Forbidden | NotFound | Invalid | BlobTooLarge | BlobStorageFailure>
+  /**
+   * An attachment that only links elsewhere (http or https): Invalid `invalid external URL: '...'`
+   * (400), `[Name]: MaxSize` (422).
+   */
   readonly addExternal: (
     doer: User,
     target: AccessibleRepository,
@@ -142,7 +149,10 @@ export class Releases extends Context.Service<Releases, {
     name: string,
     url: string
   ) => Effect.Effect<Attachment, Forbidden | NotFound | Invalid>
-  /** Invalid `existing attachment is not external` when a URL is given for a stored file (400). */
+  /**
+   * Invalid `[Name]: MaxSize` (422); `existing attachment is not external` when a URL is given for a
+   * stored file (400).
+   */
   readonly editAttachment: (
     doer: User,
     target: AccessibleRepository,
@@ -185,6 +195,13 @@ const requireWrite = (target: AccessibleRepository) =>
   )
 
 const locationOf = (target: AccessibleRepository): RepositoryLocation => ({ owner: target.owner.name, name: target.repository.name })
+
+/**
+ * A tag name longer than Forgejo's column (255 characters) is not valid: its components may each
+ * pass git's rules while the whole is past what a file path or an index holds.
+ */
+const checkTagLength = (tagName: string): Effect.Effect<void, Invalid> =>
+  isLongerThan(tagName, STORED_NAME_MAX_LENGTH) ? Effect.fail(new Invalid({ message: invalidTagNameMessage(tagName) })) : Effect.void
 
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
 
@@ -350,6 +367,7 @@ export const layer: Layer.Layer<
         Effect.gen(function*() {
           yield* requireWrite(target)
           if (input.tagName === "") return yield* new Invalid({ field: "tag_name", message: "[TagName]: Required" })
+          yield* checkTagLength(input.tagName)
           if (target.repository.isEmpty) return yield* new Invalid({ message: REPO_IS_EMPTY_MESSAGE })
           if (Option.isSome(yield* store.findByTag(target.repository.id, input.tagName))) {
             return yield* new Conflict({ message: RELEASE_HAS_NO_TAG_MESSAGE })
@@ -377,6 +395,7 @@ export const layer: Layer.Layer<
       edit: (_doer, target, id, input) =>
         Effect.gen(function*() {
           yield* requireWrite(target)
+          if (input.tagName !== undefined) yield* checkTagLength(input.tagName)
           const current = yield* findRelease(target, id)
           const nonEmpty = (value: string | undefined, fallback: string) => value === undefined || value === "" ? fallback : value
           const next = {
@@ -422,6 +441,7 @@ export const layer: Layer.Layer<
         Effect.scoped(Effect.gen(function*() {
           yield* requireWrite(target)
           const release = yield* findRelease(target, releaseId)
+          yield* checkMaxSize("Name", name, STORED_NAME_MAX_LENGTH)
           const staged = yield* blobs.receive(content, maxSize)
           const insert = Effect.flatMap(nowSeconds, (createdAt) =>
             store.insertAttachment({
@@ -441,6 +461,7 @@ export const layer: Layer.Layer<
         Effect.gen(function*() {
           yield* requireWrite(target)
           const release = yield* findRelease(target, releaseId)
+          yield* checkMaxSize("Name", name, STORED_NAME_MAX_LENGTH)
           if (!isValidHttpUrl(url)) return yield* new Invalid({ message: invalidExternalUrlMessage(url) })
           return yield* store.insertAttachment({
             repoId: target.repository.id,
@@ -459,6 +480,7 @@ export const layer: Layer.Layer<
           yield* requireWrite(target)
           yield* findRelease(target, releaseId)
           const attachment = yield* findAttachment(releaseId, attachmentId)
+          yield* checkMaxSize("Name", input.name, STORED_NAME_MAX_LENGTH)
           const url = input.downloadUrl ?? ""
           if (url !== "") {
             if (attachment.externalUrl === "") return yield* new Invalid({ message: NOT_EXTERNAL_MESSAGE })

@@ -45,6 +45,7 @@ export const forkUnits = { ...defaultUnits, enabled: defaultUnits.enabled.filter
 
 /** What `create` shares with forks and migrations: run a disk step inside the row's transaction. */
 export type DiskStepInTransaction = <A, E, R, E2>(
+  location: RepositoryLocation,
   step: Effect.Effect<A, E, R>,
   undo: Effect.Effect<void, E2>
 ) => <B, E3, R3>(rowsThenStep: (step: Effect.Effect<A, E, R>) => Effect.Effect<B, E3, R3>) => Effect.Effect<B, E3, R3>
@@ -70,7 +71,7 @@ export const adoptStaged = (
   const location: RepositoryLocation = { owner: owner.name, name: row.name }
   const missing = (error: NotFound | Invalid) => Effect.die(error)
   const { branches, size } = staged
-  return deps.diskStepInTransaction(staged.place(location), deps.git.remove(location))((onDisk) =>
+  return deps.diskStepInTransaction(location, staged.place(location), deps.git.remove(location))((onDisk) =>
     Effect.gen(function*() {
       const inserted = yield* deps.store.insert(row).pipe(Effect.mapError(() => new AlreadyExists({ message: REPOSITORY_EXISTS_MESSAGE })))
       yield* deps.redirects.release(owner.id, row.name)

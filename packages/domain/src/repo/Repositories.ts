@@ -12,7 +12,7 @@
 import { Clock, Context, Effect, Layer, Option, Ref, Schedule } from "effect"
 import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
 import { Branches } from "../git/Branches.ts"
-import { repositoryKey, WriteLocks } from "../coordination/WriteLocks.ts"
+import { repositoryDirectoryKey, repositoryKey, WriteLocks } from "../coordination/WriteLocks.ts"
 import { GitArchives } from "../git/GitArchives.ts"
 import { type InitialCommit, GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
@@ -412,13 +412,17 @@ export const layer: Layer.Layer<
         return memberships.some((team) => isOwnerTeam(team) || team.canCreateOrgRepo)
       })
 
-    /** Runs `step` on disk inside the current transaction and undoes it if the commit fails. */
+    /**
+     * Runs `step` on disk inside the current transaction and undoes it if the commit fails, holding
+     * the directory key of `location` (the directory the step makes, moves or removes) until then.
+     */
     const diskStepInTransaction = <A, E, R, E2>(
+      location: RepositoryLocation,
       step: Effect.Effect<A, E, R>,
       undo: Effect.Effect<void, E2>
     ) =>
       <B, E3, R3>(rowsThenStep: (step: Effect.Effect<A, E, R>) => Effect.Effect<B, E3, R3>) =>
-        Effect.gen(function*() {
+        writeLocks.withLock(repositoryDirectoryKey(location), Effect.gen(function*() {
           const done = yield* Ref.make(false)
           return yield* transactions.run(rowsThenStep(Effect.tap(step, () => Ref.set(done, true)))).pipe(
             Effect.onExit((exit) =>
@@ -429,7 +433,7 @@ export const layer: Layer.Layer<
                     : Effect.void)
                 : Effect.void)
           )
-        })
+        }))
 
     const initialCommit = (doer: User, owner: User, name: string, files: InitialCommit["files"]) =>
       Effect.gen(function*() {
@@ -497,7 +501,7 @@ export const layer: Layer.Layer<
         })
         // A directory without a row (a crash, an unadopted repository) fails the disk step with
         // `repository files already exist` before anything is written: the row rolls back, the files stay.
-        const created = yield* diskStepInTransaction(makeOnDisk, git.remove(location))((onDisk) =>
+        const created = yield* diskStepInTransaction(location, makeOnDisk, git.remove(location))((onDisk) =>
           Effect.gen(function*() {
             const row = yield* store.insert(newRepository({
               ownerId: owner.id,
@@ -607,7 +611,7 @@ export const layer: Layer.Layer<
           if (switchBranch && !repository.isEmpty) yield* git.setDefaultBranch(to, repository.defaultBranch)
           if (renamed) yield* git.move(to, from)
         })
-        yield* diskStepInTransaction(Effect.andThen(moveOnDisk, branchOnDisk), undo)((onDisk) =>
+        yield* diskStepInTransaction(to, Effect.andThen(moveOnDisk, branchOnDisk), undo)((onDisk) =>
           Effect.andThen(rowChange, onDisk))
         if (renamed) yield* forgetArchives(repository)
         return yield* reload(Option.some(doer), repository.id)
@@ -634,7 +638,7 @@ export const layer: Layer.Layer<
           Effect.catchTag("AlreadyExists", (error) => Effect.die(error)),
           Effect.catchTag("Invalid", (error) => Effect.die(error))
         )
-        yield* diskStepInTransaction(toTombstone, git.move(tombstone, location))((onDisk) =>
+        yield* diskStepInTransaction(location, toTombstone, git.move(tombstone, location))((onDisk) =>
           Effect.andThen(store.remove(repository.id), onDisk))
         yield* Effect.forEach(cleanups, (cleanup) => cleanup, { discard: true })
         yield* forgetArchives(repository)

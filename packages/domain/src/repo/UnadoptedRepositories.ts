@@ -6,6 +6,7 @@
  * [routers/api/v1/admin/adopt.go, services/repository/adopt.go]
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
+import { repositoryDirectoryKey, WriteLocks } from "../coordination/WriteLocks.ts"
 import { NotFound } from "../errors.ts"
 import { Branches } from "../git/Branches.ts"
 import { GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
@@ -85,6 +86,7 @@ export const layer: Layer.Layer<
   | GitStorage
   | Branches
   | Transactions
+  | WriteLocks
 > = Layer.effect(
   UnadoptedRepositories,
   Effect.gen(function*() {
@@ -96,6 +98,13 @@ export const layer: Layer.Layer<
     const git = yield* GitStorage
     const branchTable = yield* Branches
     const transactions = yield* Transactions
+    const writeLocks = yield* WriteLocks
+    /**
+     * Under the directory's key, which a repository's creation, fork, migration or rename holds
+     * until its row commits: the checks then see that row, never a directory about to get one.
+     */
+    const lockedUnadopted = <A, E, R>(ownerName: string, name: string, use: (found: { owner: User; location: RepositoryLocation }) => Effect.Effect<A, E, R>) =>
+      writeLocks.withLock(repositoryDirectoryKey({ owner: ownerName, name }), Effect.flatMap(unadopted(ownerName, name), use))
 
     /** The owner and location of an unadopted directory, or NotFound. */
     const unadopted = (ownerName: string, name: string) =>
@@ -158,9 +167,9 @@ export const layer: Layer.Layer<
           const start = offsetOf(page)
           return { items: matches.slice(start, start + page.limit), total: matches.length }
         }),
-      adopt: (ownerName, name) => Effect.flatMap(unadopted(ownerName, name), ({ owner, location }) => adoptInto(owner, location)),
+      adopt: (ownerName, name) => lockedUnadopted(ownerName, name, ({ owner, location }) => adoptInto(owner, location)),
       remove: (ownerName, name) =>
-        Effect.flatMap(unadopted(ownerName, name), ({ location }) => git.remove(location).pipe(Effect.catchTag("Invalid", Effect.die)))
+        lockedUnadopted(ownerName, name, ({ location }) => git.remove(location).pipe(Effect.catchTag("Invalid", Effect.die)))
     })
   })
 )

@@ -9,4 +9,6 @@ export interface PublicKey {
   readonly fingerprint: string
   readonly readOnly: boolean
   readonly createdAt: number
+  /** Forgejo's `updated_at`: when the key was added, or last used once something records its use. */
+  readonly updatedAt: number
 }

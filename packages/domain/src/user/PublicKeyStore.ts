@@ -6,7 +6,8 @@ import type { PublicKey } from "./PublicKey.ts"
 
 export class PublicKeyStore extends Context.Service<PublicKeyStore, {
   /** Fails with AlreadyExists for a duplicate content (any owner) or a duplicate title of that owner. */
-  readonly insert: (key: Omit<PublicKey, "id">) => Effect.Effect<PublicKey, AlreadyExists>
+  /** A new key's `updatedAt` is its `createdAt`. */
+  readonly insert: (key: Omit<PublicKey, "id" | "updatedAt">) => Effect.Effect<PublicKey, AlreadyExists>
   readonly findById: (id: number) => Effect.Effect<Option.Option<PublicKey>>
   readonly remove: (id: number) => Effect.Effect<void>
   /** Oldest first; `ownerId` and `fingerprint` narrow the list when given. */

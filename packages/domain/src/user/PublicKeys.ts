@@ -1,6 +1,7 @@
 /** SSH public keys of accounts (api-facts §2 keys, behaviour-cases P). */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { Digest } from "effect/crypto"
+import { checkMaxSize, STORED_NAME_MAX_LENGTH } from "../binding/MaxSize.ts"
 import { type AlreadyExists, Forbidden, Invalid, NotFound } from "../errors.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import type { PublicKey } from "./PublicKey.ts"
@@ -9,7 +10,7 @@ import { parseSshPublicKey, sshFingerprint } from "./SshPublicKey.ts"
 import type { User } from "./User.ts"
 
 export class PublicKeys extends Context.Service<PublicKeys, {
-  /** Invalid: `[Title]: Required`, `Invalid key content: ...`; AlreadyExists: duplicate content or title. */
+  /** Invalid: `[Title]: Required|MaxSize` (past 255 characters), `Invalid key content: ...`; AlreadyExists: duplicate content or title. */
   readonly add: (owner: User, input: { readonly title: string; readonly key: string; readonly readOnly: boolean }) =>
     Effect.Effect<PublicKey, Invalid | AlreadyExists>
   /**
@@ -32,6 +33,7 @@ export const layer: Layer.Layer<PublicKeys, never, PublicKeyStore | Digest.Diges
 
     const add = Effect.fnUntraced(function*(owner: User, input: { title: string; key: string; readOnly: boolean }) {
       if (input.title === "") return yield* new Invalid({ field: "Title", message: "[Title]: Required" })
+      yield* checkMaxSize("Title", input.title, STORED_NAME_MAX_LENGTH)
       if (input.key === "") return yield* new Invalid({ field: "Key", message: "[Key]: Required" })
       const parsed = yield* parseSshPublicKey(input.key)
       const fingerprint = yield* Effect.provideService(sshFingerprint(parsed), Digest.Digest, digest)

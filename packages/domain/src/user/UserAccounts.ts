@@ -148,7 +148,8 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher 
         kind: "individual",
         fullName: input.fullName ?? "",
         email: input.email,
-        loginName: input.loginName ?? input.username,
+        // Forgejo stores the option as given: without `login_name` the account has none.
+        loginName: input.loginName ?? "",
         sourceId,
         isAdmin: input.isAdmin ?? false,
         restricted: input.restricted ?? false,

@@ -9,7 +9,7 @@ import type { Element } from "hast"
 import type { Blockquote, FootnoteDefinition, FootnoteReference, ListItem, Root } from "mdast"
 import type { State } from "mdast-util-to-hast"
 import type { IdTable } from "../ForgejoSlug.ts"
-import { forEachNode } from "./MdastWalk.ts"
+import { forEachNode, forEachPhrasingParent } from "./MdastWalk.ts"
 
 interface Numbered {
   readonly index: number
@@ -43,6 +43,25 @@ const footnoteItem = (definition: FootnoteDefinition, numbered: Numbered): ListI
     children.push({ type: "html", value: link.html })
   }
   return { type: "listItem", spread: true, children, data: { hProperties: { id: `fn:${numbered.name}` } } }
+}
+
+/**
+ * Forgejo's footnote parser also starts at `!` (so that `![^1]` is no image) and takes the `!`
+ * into the reference: `Citation needed![^1]` renders without its `!`. micromark, like GitHub,
+ * keeps it as text. A reference here exists only for a defined label, as Forgejo's parser takes
+ * only those; an escaped `\!` stays, as goldmark's escape is read before the footnote parser.
+ */
+export const takeBangsIntoFootnotes = (tree: Root, source: string): void => {
+  forEachPhrasingParent(tree, (parent) => {
+    parent.children.forEach((node, index) => {
+      if (node.type !== "footnoteReference") return
+      const before = parent.children[index - 1]
+      const start = node.position?.start.offset
+      if (before?.type !== "text" || !before.value.endsWith("!") || start === undefined) return
+      if (before.position?.end.offset !== start || source[start - 1] !== "!" || source[start - 2] === "\\") return
+      before.value = before.value.slice(0, -1)
+    })
+  })
 }
 
 /** Numbers the references and appends the footnote list; call after headings took their ids. */

@@ -10,15 +10,21 @@
  * statement (ChangesSql), and a section waiting for that key in any process asks again when it hears
  * it; it also asks again after a backoff (up to 100 ms), for a release whose notice it missed (a
  * listener reconnecting) or that never came (a holder that died). A process that dies loses its
- * connection and with it its locks, which is what lets others go on. If the lock connection drops
- * mid-section, the lock is gone early: the release notices (unlock answers false) and logs it.
+ * connection and with it its locks, which is what lets others go on.
+ *
+ * If the lock connection drops mid-section, its locks are gone early and another process may enter.
+ * The sections holding them are then stopped: a lock is taken together with the session's backend
+ * id, a watch (while any section holds a lock) asks the connection for its backend id every
+ * `sessionCheck` milliseconds, and when that fails or names another session, every section of the
+ * lost session is interrupted (it dies with WriteLockLost; its own cleanup runs, a transaction
+ * rolls back) instead of going on unlocked. The release also notices (unlock answers false).
  *
  * On the embedded database there is one process per data directory (its lock file) and one
  * session, whose advisory locks would never exclude each other: the in-process semaphores are the
  * whole lock there.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Deferred, Duration, Effect, Layer, Option, Semaphore } from "effect"
+import { Data, Deferred, Duration, Effect, Layer, Option, Schedule, Semaphore } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { Changes } from "@kiln/domain/coordination/Changes"
 import { WriteLocks } from "@kiln/domain/coordination/WriteLocks"
@@ -29,6 +35,15 @@ const namespace = 0x6b6c6b // "klk"
 
 /** The changes topic a release is announced in, by key. */
 const releasedTopic = "write-lock-released"
+
+/** A section's advisory lock was lost with its connection: the section is stopped (a defect). */
+export class WriteLockLost extends Data.TaggedError("WriteLockLost")<{ readonly key: string; readonly session: number }> {}
+
+/** The lock connection's backend, and a signal completed when it is found lost. */
+interface Session {
+  readonly backend: number
+  readonly lost: Deferred.Deferred<void>
+}
 
 interface Holder {
   readonly semaphore: Semaphore.Semaphore
@@ -68,6 +83,8 @@ export interface Options {
   /** Milliseconds before a waiting section first asks again unprompted; doubled up to `longestPoll`. */
   readonly firstPoll?: number
   readonly longestPoll?: number
+  /** Milliseconds between checks that the lock connection is still the session holding the locks (1000). */
+  readonly sessionCheck?: number
 }
 
 export const layer = (options: Options): Layer.Layer<WriteLocks, never, PgClient.PgClient | Changes> =>
@@ -115,9 +132,39 @@ export const layer = (options: Options): Layer.Layer<WriteLocks, never, PgClient
         if (set?.size === 0) waiting.delete(key)
       })
 
+    // The session the held locks live on; replaced when a lock is taken on another one.
+    let session: Session | undefined
+    let held = 0
+    const sessionOf = (backend: number) =>
+      Effect.gen(function*() {
+        if (session !== undefined && session.backend === backend) return session
+        // Locks taken on an earlier backend are gone with it.
+        if (session !== undefined) yield* Deferred.succeed(session.lost, undefined)
+        session = { backend, lost: Deferred.makeUnsafe<void>() }
+        return session
+      })
+    const sessionLost = (lost: Session) =>
+      Effect.gen(function*() {
+        if (session === lost) session = undefined
+        yield* Deferred.succeed(lost.lost, undefined)
+        yield* Effect.logError(`the write-lock connection (backend ${lost.backend}) was lost; its sections are stopped`)
+      })
+    const sessionCheck = options.sessionCheck ?? 1000
+    // While a lock is held, the connection must still be the session that took it.
+    yield* Effect.gen(function*() {
+      const current = session
+      if (held === 0 || current === undefined) return
+      const backend = yield* locks<{ backend: number }>`SELECT pg_backend_pid() AS backend`.pipe(
+        Effect.map(([row]) => row?.backend),
+        Effect.orElseSucceed(() => undefined)
+      )
+      if (backend !== current.backend && session === current) yield* sessionLost(current)
+    }).pipe(Effect.repeat(Schedule.spaced(Duration.millis(sessionCheck))), Effect.forkScoped)
+
     const tryLock = (key: string) =>
-      locks<{ locked: boolean }>`SELECT pg_try_advisory_lock(${namespace}, hashtext(${key})) AS locked`.pipe(
-        Effect.map(([row]) => row?.locked === true)
+      locks<{ locked: boolean; backend: number }>`
+        SELECT pg_try_advisory_lock(${namespace}, hashtext(${key})) AS locked, pg_backend_pid() AS backend`.pipe(
+        Effect.flatMap(([row]): Effect.Effect<Session | undefined> => row?.locked === true ? sessionOf(row.backend) : Effect.succeed(undefined))
       )
     const unlock = (key: string) =>
       locks<{ unlocked: boolean }>`
@@ -142,16 +189,27 @@ export const layer = (options: Options): Layer.Layer<WriteLocks, never, PgClient
             listenFor(key),
             (woken) =>
               Effect.flatMap(tryLock(key), (locked) =>
-                locked ? Effect.succeed(true) : Effect.as(Effect.interruptible(Effect.timeoutOption(Deferred.await(woken), Duration.millis(wait))), false)),
+                locked !== undefined
+                  ? Effect.succeed(locked)
+                  : Effect.as(Effect.interruptible(Effect.timeoutOption(Deferred.await(woken), Duration.millis(wait))), undefined)),
             (woken) => stopListening(key, woken)
           )
-          if (locked) return
+          if (locked !== undefined) {
+            held++
+            return locked
+          }
           wait = Math.min(longestPoll, wait * 2)
         }
       }).pipe(Effect.orDie)
 
+    /** `effect`, stopped with WriteLockLost if its lock's session is lost before it ends. */
+    const fenced = <A, E, R>(key: string, lock: Session, effect: Effect.Effect<A, E, R>) =>
+      Effect.raceFirst(effect, Effect.andThen(Deferred.await(lock.lost), Effect.die(new WriteLockLost({ key, session: lock.backend }))))
+
+    const release = (key: string) => Effect.andThen(Effect.sync(() => held--), unlock(key))
+
     const holding = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) =>
-      Effect.acquireUseRelease(acquire(key), () => effect, () => unlock(key))
+      Effect.acquireUseRelease(acquire(key), (lock) => fenced(key, lock, effect), () => release(key))
 
     return WriteLocks.of({
       withLock: (key, effect) => local.withPermit(key, holding(key, effect)),
@@ -159,9 +217,9 @@ export const layer = (options: Options): Layer.Layer<WriteLocks, never, PgClient
         local.ifAvailable(
           key,
           Effect.acquireUseRelease(
-            Effect.orDie(tryLock(key)),
-            (locked) => locked ? effect : Effect.succeed(undefined),
-            (locked) => locked ? unlock(key) : Effect.void
+            Effect.orDie(Effect.tap(tryLock(key), (locked) => Effect.sync(() => locked !== undefined && held++))),
+            (locked) => locked !== undefined ? fenced(key, locked, effect) : Effect.succeed(undefined),
+            (locked) => locked !== undefined ? release(key) : Effect.void
           )
         ).pipe(Effect.map((result) => Option.getOrUndefined(result)))
     })

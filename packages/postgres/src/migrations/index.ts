@@ -15,6 +15,7 @@ import branchSyncPending from "./0012_branch_sync_pending.ts"
 import conditionalRequests from "./0013_conditional_requests.ts"
 import signinFailures from "./0014_signin_failures.ts"
 import jobFairness from "./0015_job_fairness.ts"
+import inputLimits from "./0016_input_limits.ts"
 import deployKeys from "./0017_deploy_keys.ts"
 import lfs from "./0018_lfs.ts"
 
@@ -34,6 +35,7 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0013_conditional_requests": conditionalRequests,
   "0014_signin_failures": signinFailures,
   "0015_job_fairness": jobFairness,
+  "0016_input_limits": inputLimits,
   "0017_deploy_keys": deployKeys,
   "0018_lfs": lfs
 })

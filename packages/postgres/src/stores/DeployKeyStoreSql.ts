@@ -59,7 +59,8 @@ export const layer = Layer.effect(
             content: key.content,
             fingerprint: key.fingerprint,
             read_only: key.readOnly,
-            created_at: key.createdAt
+            created_at: key.createdAt,
+            updated_at: key.createdAt
           })
         } RETURNING id`
         return int(inserted[0]?.id)
@@ -79,7 +80,8 @@ export const layer = Layer.effect(
             repository_id: key.repositoryId,
             title: key.title,
             read_only: key.readOnly,
-            created_at: key.createdAt
+            created_at: key.createdAt,
+            updated_at: key.createdAt
           })
         } RETURNING id`
         return { ...key, id: int(rows[0]?.id), keyId } satisfies DeployKey

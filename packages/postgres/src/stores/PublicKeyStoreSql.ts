@@ -15,6 +15,7 @@ interface KeyRow {
   readonly fingerprint: string
   readonly read_only: boolean
   readonly created_at: unknown
+  readonly updated_at: unknown
 }
 
 const toKey = (row: KeyRow): PublicKey => ({
@@ -24,7 +25,8 @@ const toKey = (row: KeyRow): PublicKey => ({
   content: row.content,
   fingerprint: row.fingerprint,
   readOnly: row.read_only,
-  createdAt: int(row.created_at)
+  createdAt: int(row.created_at),
+  updatedAt: int(row.updated_at)
 })
 
 export const layer = Layer.effect(
@@ -47,7 +49,8 @@ export const layer = Layer.effect(
             content: key.content,
             fingerprint: key.fingerprint,
             read_only: key.readOnly,
-            created_at: key.createdAt
+            created_at: key.createdAt,
+            updated_at: key.createdAt
           })
         } RETURNING *`.pipe(
           Effect.map((rows) => toKey(rows[0] as KeyRow)),

@@ -4,7 +4,7 @@
  * one process and the in-process semaphores are the lock.
  */
 import { assert, layer } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer, Queue, Ref } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, Layer, Queue, Ref } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { Changes, type ChangeSignal } from "@kiln/domain/coordination/Changes"
@@ -104,5 +104,33 @@ layer(TestDatabase.layer, { timeout: "60 seconds" })("WriteLocks", (it) => {
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(holder)
       assert.strictEqual(yield* Fiber.join(waiter).pipe(Effect.timeout("10 seconds")), "woken")
+    }))))
+
+  it.effect.skipIf(!onServer)("a section whose lock connection drops is stopped, not left running unlocked (review 4b30e64, finding 32)", () =>
+    TestClock.withLive(Effect.scoped(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const context = yield* Layer.build(
+        WriteLocksSql.layer({ acrossProcesses: true, sessionCheck: 50 }).pipe(Layer.provideMerge(ChangesSql.layer({ acrossProcesses: true })))
+      )
+      const first = Context.get(context, WriteLocks)
+      const second = yield* process_
+      const started = yield* Deferred.make<void>()
+      const cleanedUp = yield* Deferred.make<void>()
+      const section = yield* Effect.forkChild(first.withLock(
+        "repository:7",
+        Effect.andThen(Deferred.succeed(started, undefined), Effect.never).pipe(Effect.onInterrupt(() => Deferred.succeed(cleanedUp, undefined)))
+      ))
+      yield* Deferred.await(started)
+      // The connection drops (a network cut, a restarted pooler): the server ends the session and its locks.
+      yield* sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kiln-write-locks'
+        AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)`
+      // Another process may now enter; the first section must not go on as if it held the lock.
+      const exit = yield* Fiber.await(section).pipe(Effect.timeout("10 seconds"))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(String(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""), "WriteLockLost")
+      yield* Deferred.await(cleanedUp).pipe(Effect.timeout("1 second"))
+      assert.strictEqual(yield* second.withLock("repository:7", Effect.succeed("taken over")), "taken over")
+      // The same adapter takes locks again on its new connection.
+      assert.strictEqual(yield* first.withLock("repository:8", Effect.succeed("again")), "again")
     }))))
 })

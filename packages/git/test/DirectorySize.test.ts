@@ -1,0 +1,101 @@
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { mkdir, readdir, rm, stat, utimes, writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import { directorySize } from "../src/DirectorySize.ts"
+import { SettledDirectorySizes } from "../src/SettledDirectorySizes.ts"
+import { GitSandbox } from "./GitSandbox.ts"
+
+let sandbox: GitSandbox
+beforeAll(async () => {
+  sandbox = await GitSandbox.make()
+})
+afterAll(() => sandbox.dispose())
+
+const longAgo = new Date(Date.now() - 60 * 60 * 1000)
+
+/** Moves every object directory's mtime into the past, as time passing after a push would. */
+const age = async (gitdir: string) => {
+  const objects = join(gitdir, "objects")
+  for (const name of await readdir(objects)) {
+    if (/^[0-9a-f]{2}$|^pack$/.test(name)) await utimes(join(objects, name), longAgo, longAgo)
+  }
+}
+
+describe("directorySize with settled object directories", () => {
+  it("equals a full walk after every push, repack and prune, reusing only directories that did not change", async () => {
+    const gitdir = sandbox.path("remote.git")
+    await sandbox.git(["init", "-q", "--bare", gitdir])
+    const work = await sandbox.workTree("work")
+    const settled = new SettledDirectorySizes()
+    const check = async (step: string) => {
+      assert.strictEqual(await directorySize(gitdir, settled), await directorySize(gitdir), step)
+      await age(gitdir)
+      // Once settled, the same again (now from what was remembered).
+      assert.strictEqual(await directorySize(gitdir, settled), await directorySize(gitdir), `${step}, settled`)
+    }
+    await check("empty")
+    for (let round = 0; round < 6; round++) {
+      await sandbox.commit(work, { [`f-${round}.txt`]: `content ${round}\n`.repeat(round * 50 + 1) }, `round ${round}`)
+      await sandbox.git(["push", "-q", gitdir, "HEAD:refs/heads/main"], { cwd: work })
+      await check(`push ${round}`)
+    }
+    await sandbox.git(["--git-dir", gitdir, "repack", "-a", "-d", "-q"])
+    await check("repack")
+    await sandbox.git(["--git-dir", gitdir, "prune", "--expire=now"])
+    await check("prune")
+    await sandbox.git(["--git-dir", gitdir, "gc", "-q", "--prune=now"])
+    await check("gc")
+  })
+
+  it("reuses a settled directory's total while its mtime stays, and measures again once it moves", async () => {
+    const gitdir = sandbox.path("made.git")
+    const fanOut = join(gitdir, "objects", "ab")
+    await mkdir(fanOut, { recursive: true })
+    await writeFile(join(fanOut, "one"), "x".repeat(100))
+    await writeFile(join(gitdir, "HEAD"), "ref: refs/heads/main\n")
+    const settled = new SettledDirectorySizes()
+
+    // A directory changed just now is not remembered: a same-tick change could keep its mtime.
+    assert.strictEqual(await directorySize(gitdir, settled), 121)
+    await writeFile(join(fanOut, "one"), "x".repeat(10))
+    assert.strictEqual(await directorySize(gitdir, settled), 31)
+
+    await utimes(fanOut, longAgo, longAgo)
+    assert.strictEqual(await directorySize(gitdir, settled), 31)
+    // Rewritten in place with the mtime kept (git never does this): the remembered total shows it was reused.
+    await writeFile(join(fanOut, "one"), "x".repeat(50))
+    await utimes(fanOut, longAgo, longAgo)
+    assert.strictEqual(await directorySize(gitdir, settled), 31)
+    // Outside the object directories everything is read each time.
+    await writeFile(join(gitdir, "HEAD"), "ref: refs/heads/trunk\n")
+    assert.strictEqual(await directorySize(gitdir, settled), 32)
+
+    // A file added moves the mtime: measured again.
+    await writeFile(join(fanOut, "two"), "y".repeat(7))
+    assert.notStrictEqual((await stat(fanOut)).mtimeMs, longAgo.getTime())
+    assert.strictEqual(await directorySize(gitdir, settled), 22 + 50 + 7)
+
+    // A vanished directory counts nothing.
+    await rm(fanOut, { recursive: true })
+    assert.strictEqual(await directorySize(gitdir, settled), 22)
+  })
+
+  it("forgets the least recently used directories beyond its bound, and those under a removed path", async () => {
+    const settled = new SettledDirectorySizes(2)
+    const old = longAgo.getTime()
+    settled.remember("/r/a.git/objects/aa", old, Date.now(), 1)
+    settled.remember("/r/a.git/objects/bb", old, Date.now(), 2)
+    assert.strictEqual(settled.lookup("/r/a.git/objects/aa", old), 1)
+    settled.remember("/r/b.git/objects/pack", old, Date.now(), 3)
+    assert.strictEqual(settled.lookup("/r/a.git/objects/bb", old), undefined)
+    assert.strictEqual(settled.lookup("/r/a.git/objects/aa", old), 1)
+    settled.forgetUnder("/r/a.git/")
+    assert.strictEqual(settled.lookup("/r/a.git/objects/aa", old), undefined)
+    assert.strictEqual(settled.lookup("/r/b.git/objects/pack", old), 3)
+    assert.strictEqual(settled.lookup("/r/b.git/objects/pack", old + 1), undefined)
+    assert.isTrue(settled.applies("/r/b.git/objects/pack"))
+    assert.isTrue(settled.applies("/r/b.git/objects/0f"))
+    assert.isFalse(settled.applies("/r/b.git/objects/info"))
+    assert.isFalse(settled.applies("/r/b.git/refs/heads"))
+  })
+})
