@@ -80,8 +80,7 @@ export const layer = Layer.effect(
             repository_id: key.repositoryId,
             title: key.title,
             read_only: key.readOnly,
-            created_at: key.createdAt,
-            updated_at: key.createdAt
+            created_at: key.createdAt
           })
         } RETURNING id`
         return { ...key, id: int(rows[0]?.id), keyId } satisfies DeployKey
