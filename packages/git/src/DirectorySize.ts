@@ -3,8 +3,8 @@
  * repack may add and delete files and directories as we walk: what vanished no longer counts (a
  * directory included), and the caller retries a walk that failed otherwise.
  */
-import type { Dirent } from "node:fs"
-import { lstat, readdir, stat } from "node:fs/promises"
+import { type Dirent, statSync } from "node:fs"
+import { lstat, readdir } from "node:fs/promises"
 import { join } from "node:path"
 import type { SettledDirectorySizes } from "./SettledDirectorySizes.ts"
 
@@ -22,10 +22,8 @@ export const directorySize = (path: string, settled?: SettledDirectorySizes): Pr
 const sizeUnder = async (path: string, top: boolean, settled: SettledDirectorySizes | undefined): Promise<number> => {
   if (settled === undefined || !settled.applies(path)) return walk(path, top, settled)
   const readAtMs = Date.now()
-  const info = await stat(path).catch((error: unknown) => {
-    if (!top && isVanished(error)) return undefined
-    throw error
-  })
+  // Synchronous: one call per object directory (257 at most), ~3 µs each where a promise's costs ~20.
+  const info = statSync(path, { throwIfNoEntry: top })
   if (info === undefined) return 0
   const known = settled.lookup(path, info.mtimeMs)
   if (known !== undefined) return known
