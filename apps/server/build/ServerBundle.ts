@@ -10,8 +10,9 @@
  *
  * `dist/` holds `main.js` (the server), `kiln.js` (the command line, `pnpm kiln`: it starts in
  * about a third of the time its sources take), `RenderWorker.js` (the markdown worker, which WorkerPool
- * finds beside its own chunk), `EditorConfigWorker.js` (found the same way by MatchingThread) and
- * `templates/` (read by RepositoryTemplates from beside its chunk). `PgliteTemplates.js` is run once
+ * finds beside its own chunk), `EditorConfigWorker.js` (found the same way by MatchingThread),
+ * `GitLauncherProcess.js` (the git launcher, found the same way by GitLauncher) and `templates/`
+ * (read by RepositoryTemplates from beside its chunk). `PgliteTemplates.js` is run once
  * after bundling: the embedded database's templates are then made before any server or restore
  * needs them.
  */
@@ -39,7 +40,8 @@ export const bundleServer = async (): Promise<void> => {
       kiln: at("../src/cli/start.ts"),
       RenderWorker: at("../../../packages/markdown/src/worker/RenderWorker.ts"),
       EditorConfigWorker: at("../src/platform/editorconfig/EditorConfigWorker.ts"),
-      PgliteTemplates: at("./PgliteTemplates.ts")
+      PgliteTemplates: at("./PgliteTemplates.ts"),
+      GitLauncherProcess: at("../../../packages/git/src/launcher/GitLauncherProcess.ts")
     },
     platform: "node",
     external: [/^@electric-sql\/pglite(\/|$)/, "editorconfig", "ssh2"],

@@ -3,8 +3,8 @@
  * repack may add and delete files and directories as we walk: what vanished no longer counts (a
  * directory included), and the caller retries a walk that failed otherwise.
  */
-import type { Dirent } from "node:fs"
-import { lstat, readdir, stat } from "node:fs/promises"
+import { type Dirent, lstatSync, readdirSync, statSync } from "node:fs"
+import { lstat, readdir } from "node:fs/promises"
 import { join } from "node:path"
 import type { SettledDirectorySizes } from "./SettledDirectorySizes.ts"
 
@@ -22,17 +22,38 @@ export const directorySize = (path: string, settled?: SettledDirectorySizes): Pr
 const sizeUnder = async (path: string, top: boolean, settled: SettledDirectorySizes | undefined): Promise<number> => {
   if (settled === undefined || !settled.applies(path)) return walk(path, top, settled)
   const readAtMs = Date.now()
-  const info = await stat(path).catch((error: unknown) => {
-    if (!top && isVanished(error)) return undefined
-    throw error
-  })
+  // Synchronous: one call per object directory (257 at most), ~3 µs each where a promise's costs ~20.
+  const info = statSync(path, { throwIfNoEntry: top })
   if (info === undefined) return 0
   const known = settled.lookup(path, info.mtimeMs)
   if (known !== undefined) return known
   // The mtime is read before the walk: a change during it moves the mtime, and is seen next time.
-  const bytes = await walk(path, top, settled)
+  const bytes = filesUnder(path) ?? await walk(path, top, settled)
   settled.remember(path, info.mtimeMs, readAtMs, bytes)
   return bytes
+}
+
+/**
+ * Bytes of the files right in an object directory, synchronously: a fan-out directory holds a few
+ * dozen loose objects at most (git's auto gc packs them at ~6,700 in all) and the pack directory a
+ * few files per pack, so this holds the event loop well under a millisecond, at a tenth of the CPU
+ * of a promise per file. Undefined when it holds a directory (git makes none there): walked then.
+ */
+const filesUnder = (path: string): number | undefined => {
+  let entries: Array<Dirent>
+  try {
+    entries = readdirSync(path, { withFileTypes: true })
+  } catch (error) {
+    if (isVanished(error)) return 0
+    throw error
+  }
+  let total = 0
+  for (const entry of entries) {
+    if (entry.isDirectory()) return undefined
+    if (!entry.isFile()) continue
+    total += lstatSync(join(path, entry.name), { throwIfNoEntry: false })?.size ?? 0
+  }
+  return total
 }
 
 const walk = async (path: string, top: boolean, settled: SettledDirectorySizes | undefined): Promise<number> => {

@@ -1,6 +1,6 @@
 /** Runs a short git command against a bare repository and collects its (small) output. */
-import { spawn } from "node:child_process"
 import { gitEnvironment } from "./GitEnvironment.ts"
+import { startGit as launch } from "./launcher/GitLauncher.ts"
 
 export interface GitCommandResult {
   readonly exitCode: number
@@ -20,11 +20,8 @@ export const runGit = (
   gitdir: string,
   args: ReadonlyArray<string>
 ): Promise<GitCommandResult> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(options.gitBinary, ["--git-dir", gitdir, ...args], {
-      env: gitEnvironment(options.env),
-      stdio: ["ignore", "pipe", "pipe"]
-    })
+  launch(options.gitBinary, ["--git-dir", gitdir, ...args], gitEnvironment(options.env)).then((child) => new Promise((resolve, reject) => {
+    child.stdin.end()
     const stdout: Array<Buffer> = []
     const stderr: Array<Buffer> = []
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk))
@@ -39,7 +36,7 @@ export const runGit = (
         stderr: Buffer.concat(stderr).toString("utf8")
       })
     })
-  })
+  }))
 
 /** Every ref of the repository with the object it points at (`for-each-ref`, packed refs included). */
 export const readRefs = async (options: GitCommandOptions, gitdir: string): Promise<Map<string, string>> => {

@@ -5,7 +5,6 @@
  * read or push is asked of the caller, and pushes are followed by a callback under a per-repository
  * lock.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { once } from "node:events"
 import { stat } from "node:fs/promises"
 import type { IncomingMessage, ServerResponse } from "node:http"
@@ -14,6 +13,7 @@ import { createGunzip } from "node:zlib"
 import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
+import { type GitProcess, startGit as launch } from "./launcher/GitLauncher.ts"
 import { isProtocolV2, ProtocolV2Capabilities } from "./ProtocolV2Capabilities.ts"
 import { readRefFiles } from "./RefFiles.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
@@ -177,7 +177,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   const idleTimeout = options.idleTimeoutMillis ?? 120_000
 
   /** Kills `git` once nothing has moved through it for the idle timeout; the answer stops the watch. */
-  const watchIdle = (git: { readonly child: ChildProcessWithoutNullStreams }, req: IncomingMessage | undefined, res: ServerResponse, route: SmartHttpRoute) => {
+  const watchIdle = (git: { readonly child: GitProcess }, req: IncomingMessage | undefined, res: ServerResponse, route: SmartHttpRoute) => {
     if (idleTimeout <= 0) return () => undefined
     const timer = setTimeout(() => {
       git.child.kill("SIGKILL")
@@ -204,10 +204,11 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       ...(advertise ? ["--advertise-refs"] : []),
       path
     ]
-    const child = spawn(command.gitBinary, args, {
-      env: gitEnvironment({ ...command.env, ...(protocol === undefined ? {} : { GIT_PROTOCOL: protocol }) }),
-      stdio: "pipe"
-    })
+    const child = await launch(
+      command.gitBinary,
+      args,
+      gitEnvironment({ ...command.env, ...(protocol === undefined ? {} : { GIT_PROTOCOL: protocol }) })
+    )
     if (advertise) child.stdin.end()
     const stderr: Array<Buffer> = []
     let stderrBytes = 0

@@ -75,6 +75,11 @@ describe("directorySize with settled object directories", () => {
     assert.notStrictEqual((await stat(fanOut)).mtimeMs, longAgo.getTime())
     assert.strictEqual(await directorySize(gitdir, settled), 22 + 50 + 7)
 
+    // A directory inside one (git makes none) is walked too.
+    await mkdir(join(fanOut, "nested"))
+    await writeFile(join(fanOut, "nested", "three"), "z".repeat(3))
+    assert.strictEqual(await directorySize(gitdir, settled), 22 + 50 + 7 + 3)
+
     // A vanished directory counts nothing.
     await rm(fanOut, { recursive: true })
     assert.strictEqual(await directorySize(gitdir, settled), 22)

@@ -156,6 +156,11 @@ export const smallOperations = async (env: NodeJS.ProcessEnv, source: string, di
   anonymous.username = ""
   anonymous.password = ""
   await git(env, ["remote", "set-url", "origin", anonymous.toString()], { cwd: fetcher })
+  // The same pushes into a bare repository on disk (git's local transport): the client's CPU then
+  // includes the receiving git's, the whole cost of a push without Kiln.
+  const onDisk = Path.join(directory, "on-disk.git")
+  await git(env, ["clone", "-q", "--bare", `file://${source}`, onDisk])
+  const diskPush: OperationCpu = { server: 0, serverSystem: 0, git: 0, client: 0, wall: 0 }
   const push: OperationCpu = { server: 0, serverSystem: 0, git: 0, client: 0, wall: 0 }
   const fetch: OperationCpu = { server: 0, serverSystem: 0, git: 0, client: 0, wall: 0 }
   // The server and its helper processes (the git launcher, a Node process that starts git for it):
@@ -196,9 +201,10 @@ export const smallOperations = async (env: NodeJS.ProcessEnv, source: string, di
       await git(env, [...identity, "commit", "-q", "-a", "-m", `small ${n}`], { cwd: pusher })
     }
     await measure(push, () => git(env, ["push", "-q", remote, "HEAD:refs/heads/main"], { cwd: pusher }))
+    await measure(diskPush, () => git(env, ["push", "-q", `file://${onDisk}`, "HEAD:refs/heads/main"], { cwd: pusher }))
     await measure(fetch, () => git(env, ["fetch", "-q", "origin"], { cwd: fetcher }))
   }
-  return { push, fetch }
+  return { push, fetch, diskPush }
 }
 
 const runOn = async (
@@ -269,6 +275,12 @@ const runOn = async (
       log(`[${kind}] ${line}`)
       notes.push(line)
     }
+    // All the CPU of a push through Kiln (client, Kiln, git) against a push to the file system (client and its git).
+    const pushCpuRatio = (small.push.client + small.push.server + small.push.git) / small.diskPush.client
+    const diskLine = `push of ${SMALL_COMMITS} new commits to the file system: ${perOp(small.diskPush.client)} ms CPU, ` +
+      `${perOp(small.diskPush.wall)} ms wall; through Kiln all CPU (client + Kiln + git) ×${pushCpuRatio.toFixed(2)}`
+    log(`[${kind}] ${diskLine}`)
+    notes.push(diskLine)
 
     // 500 branches over the 300 commits, pushed at once; then the first page of the list under load.
     await createRepository(server.url, token, "branchy")
@@ -296,6 +308,7 @@ const runOn = async (
     const targets: Array<TargetCheck> = [
       below(`Kiln CPU ÷ git CPU per push of ${SMALL_COMMITS} commits`, small.push.server / small.push.git, 0.5, false),
       below(`Kiln CPU ÷ git CPU per fetch of ${SMALL_COMMITS} commits`, small.fetch.server / small.fetch.git, 0.5, false),
+      below(`CPU of a push of ${SMALL_COMMITS} commits through Kiln ÷ to the file system`, pushCpuRatio, 1.2, false),
       below("clone through Kiln ÷ file-system clone (median)", cloneRatio, 1.5, true),
       below(`${list.label}: p50 ms`, list.p50Ms, 20, true),
       ...validity(list)
