@@ -105,6 +105,8 @@ const runOn = async (
   log: (line: string) => void
 ): Promise<DatabaseReport> => {
   const notes: Array<string> = []
+  // The tests never need sshd, so the test setup does not install it: the comparison does.
+  if (!Fs.existsSync(SSHD)) throw new Error(`the ssh scenario compares with OpenSSH's ${SSHD}: install it (apt-get install -y openssh-server)`)
   const database = await BenchDatabase.create(kind, settings.postgresUrl)
   const sshPort = await freePort()
   const sshdPort = await freePort()
