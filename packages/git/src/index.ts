@@ -17,3 +17,4 @@ export { makeRepositoryDirectories, RepositoryDirectoriesLive } from "./Reposito
 export { type RepositorySnapshot, type SnapshotFile, snapshotRepository } from "./RepositorySnapshot.ts"
 export { GitPushCommitsLive } from "./GitPushCommitsLive.ts"
 export { allowedSettings, BARE_CONFIG, writeRestoredConfig } from "./RestoredConfig.ts"
+export { defaultMaxGitProcesses, GitProcessSlots, GitSlotsBusy } from "./GitProcessSlots.ts"
