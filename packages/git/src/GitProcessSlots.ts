@@ -20,8 +20,8 @@ export class GitSlotsBusy extends Error {
 /** Four per core, at least 8: a git serving a clone mostly waits on its client's network. */
 export const defaultMaxGitProcesses = (cores: number = availableParallelism()): number => Math.max(8, cores * 4)
 
-/** Requests that may wait for a slot, per slot. */
-const WAITING_PER_SLOT = 4
+/** Requests that may wait for a slot, per slot: with the default on 2 cores (8 slots), 64 wait, so 40 concurrent pushes (each an info/refs, then a receive-pack) are never refused. */
+const WAITING_PER_SLOT = 8
 
 export class GitProcessSlots {
   readonly maxProcesses: number
