@@ -1,7 +1,10 @@
 /**
  * An internal portal: Kiln's API and git endpoints under `/git-api`, and routes of the portal's own
  * beside them. `GET /usage/{owner}` answers from Kiln's domain services (quota usage), not through
- * Kiln's HTTP API.
+ * Kiln's HTTP API; it still asks Kiln who the caller is (the request's own credentials, through
+ * Kiln's `/user`) and answers only the owner themself or a site administrator: domain services
+ * skip the API's authentication and visibility rules, so a route built on them must apply its own
+ * (review 4b30e64, finding 34).
  */
 import { type KilnInstance, type KilnOptions, start } from "@kiln/server"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
@@ -40,12 +43,27 @@ const usageOf = (kiln: KilnInstance, owner: string) =>
     return { owner: user.name, usage, groups: groups.map((group) => group.name) }
   }).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined))))
 
-const portalRoutes = (kiln: KilnInstance) => async (request: IncomingMessage, response: ServerResponse) => {
+/** The caller as Kiln's API authenticates the request's credentials; undefined when it does not. */
+const callerOf = async (apiUrl: string, request: IncomingMessage) => {
+  const authorization = request.headers.authorization
+  if (authorization === undefined) return undefined
+  const answer = await fetch(`${apiUrl}user`, { headers: { authorization } })
+  if (answer.status !== 200) return undefined
+  const caller = await answer.json() as { readonly login?: unknown; readonly is_admin?: unknown }
+  return typeof caller.login === "string" ? { login: caller.login, isAdmin: caller.is_admin === true } : undefined
+}
+
+const portalRoutes = (kiln: KilnInstance, apiUrl: string) => async (request: IncomingMessage, response: ServerResponse) => {
   const path = new URL(request.url ?? "/", "http://portal").pathname
   if (request.method === "GET" && path === "/") return json(response, 200, { service: "portal", git: "/git-api/" })
   const usage = /^\/usage\/([^/]+)$/.exec(path)
   if (request.method === "GET" && usage?.[1] !== undefined) {
-    const found = await usageOf(kiln, decodeURIComponent(usage[1]))
+    const caller = await callerOf(apiUrl, request)
+    if (caller === undefined) return json(response, 401, { error: "sign in (a Kiln token or password)" })
+    const owner = decodeURIComponent(usage[1])
+    // Someone else's usage is as hidden as an owner that does not exist.
+    if (!caller.isAdmin && caller.login.toLowerCase() !== owner.toLowerCase()) return json(response, 404, { error: "no such owner" })
+    const found = await usageOf(kiln, owner)
     return found === undefined ? json(response, 404, { error: "no such owner" }) : json(response, 200, found)
   }
   json(response, 404, { error: "not found" })
@@ -64,7 +82,7 @@ export const startPortal = async (options: PortalOptions): Promise<Portal> => {
   const url = `http://${host}:${port}`
   // Every URL Kiln writes (clone_url, html_url, ...) carries /git-api/: it comes from the root URL.
   const kiln = await start({ ...options.kiln, rootUrl: `${url}/git-api/`, dataDir: options.dataDir })
-  const own = portalRoutes(kiln)
+  const own = portalRoutes(kiln, `${url}/git-api/api/v1/`)
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     kiln.handler(request, response, () => {
       own(request, response).catch(() => json(response, 500, { error: "internal error" }))

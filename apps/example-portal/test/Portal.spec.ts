@@ -91,15 +91,22 @@ test("git clones through the mount point", async () => {
   }
 })
 
-test("the usage route reads quota usage through Kiln's domain services", async () => {
-  const response = await fetch(`${portal.url}/usage/alice`)
+test("the usage route reads quota usage through Kiln's domain services, for the owner or an admin only", async () => {
+  // Without credentials: refused (it answered anyone, private owners included: review 4b30e64, finding 34).
+  assert.equal((await fetch(`${portal.url}/usage/alice`)).status, 401)
+  assert.equal((await fetch(`${portal.url}/usage/alice`, { headers: { authorization: "token not-a-token" } })).status, 401)
+  const response = await fetch(`${portal.url}/usage/alice`, { headers: { authorization: auth } })
   assert.equal(response.status, 200)
   const body = await response.json() as { owner: string; usage: Record<string, number>; groups: Array<string> }
   assert.equal(body.owner, "alice")
   assert.ok((body.usage["reposPublic"] ?? 0) > 0, JSON.stringify(body))
   assert.deepEqual(body.groups, [])
-  const unknown = await fetch(`${portal.url}/usage/nobody`)
+  const unknown = await fetch(`${portal.url}/usage/nobody`, { headers: { authorization: auth } })
   assert.equal(unknown.status, 404)
+  // alice sees her own usage, and someone else's is as hidden as an unknown owner.
+  const alice = `Basic ${Buffer.from("alice:alice-password").toString("base64")}`
+  assert.equal((await fetch(`${portal.url}/usage/alice`, { headers: { authorization: alice } })).status, 200)
+  assert.equal((await fetch(`${portal.url}/usage/portal-admin`, { headers: { authorization: alice } })).status, 404)
 })
 
 test("@kiln/server/testing starts a throwaway Kiln for another project's tests", async () => {

@@ -16,6 +16,7 @@ import { gitEnvironment } from "./GitEnvironment.ts"
 import { type GitProcess, startGit as launch } from "./launcher/GitLauncher.ts"
 import { isProtocolV2, ProtocolV2Capabilities } from "./ProtocolV2Capabilities.ts"
 import { readRefFiles } from "./RefFiles.ts"
+import { GitProcessSlots, GitSlotsBusy } from "./GitProcessSlots.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
 
 export type GitService = "git-upload-pack" | "git-receive-pack"
@@ -96,6 +97,11 @@ export interface SmartHttpOptions {
    * forever. A transfer that keeps moving is never cut. Default 2 minutes; 0 turns it off.
    */
   readonly idleTimeoutMillis?: number
+  /**
+   * The slots every git process of this handler runs in (GitProcessSlots.ts), shared with the
+   * other transports. Default: a pool of this handler's own, sized by the CPU count.
+   */
+  readonly slots?: GitProcessSlots
 }
 
 export type SmartHttpAction = "info/refs" | GitService
@@ -166,6 +172,14 @@ const plain = (res: ServerResponse, status: number, text: string, headers: Recor
   res.end(`${text}\n`)
 }
 
+/** A signal that aborts when the response's connection closes (the client went away, or it ended). */
+const abortedWith = (res: ServerResponse): AbortSignal => {
+  const controller = new AbortController()
+  if (res.destroyed) controller.abort()
+  else res.once("close", () => controller.abort())
+  return controller.signal
+}
+
 export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   const locks = new RepositoryLocks()
   const writeSection = options.writeSection ?? ((target, push) => locks.withLock(target.path, push))
@@ -175,6 +189,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   }
   const reportError = options.onError ?? ((error: unknown) => console.error("smart http:", error))
   const idleTimeout = options.idleTimeoutMillis ?? 120_000
+  const slots = options.slots ?? new GitProcessSlots()
 
   /** Kills `git` once nothing has moved through it for the idle timeout; the answer stops the watch. */
   const watchIdle = (git: { readonly child: GitProcess }, req: IncomingMessage | undefined, res: ServerResponse, route: SmartHttpRoute) => {
@@ -232,7 +247,10 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
 
   const capabilities = new ProtocolV2Capabilities()
 
-  const advertise = async (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) => {
+  const advertise = (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined, signal: AbortSignal) =>
+    slots.run(() => advertiseInSlot(res, route, service, path, protocol), signal)
+
+  const advertiseInSlot = async (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) => {
     if (service === "git-upload-pack" && protocol !== undefined && isProtocolV2(protocol)) {
       const remembered = await capabilities.of(path, protocol, () => collectAdvertisement(service, path, protocol))
       if (remembered !== undefined) {
@@ -254,7 +272,10 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   }
 
   /** Streams the request body into git and git's output into the response; resolves when git is done. */
-  const exchange = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) => {
+  const exchange = (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) =>
+    slots.run(() => exchangeInSlot(req, res, route, service, path, protocol), abortedWith(res))
+
+  const exchangeInSlot = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) => {
     const git = await startGit(service, path, protocol, false)
     res.writeHead(200, { "Content-Type": `application/x-${service}-result`, ...noCache })
     // A client that goes away takes its git process with it.
@@ -359,7 +380,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     if (!exists) return plain(res, 404, "Not Found")
 
     const protocol = gitProtocol(req)
-    if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol)
+    if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol, abortedWith(res))
     if (service === "git-upload-pack") return exchange(req, res, route, service, decision.path, protocol)
     return receivePack(req, res, route, decision.path, protocol, decision.pusher)
   }
@@ -371,6 +392,12 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         if (!res.writableEnded) res.end()
       },
       (error: unknown) => {
+        // Every git slot taken and the queue full: the client is told to come back, nothing ran.
+        if (error instanceof GitSlotsBusy && !res.headersSent) {
+          return plain(res, 503, "Service Unavailable: too many git requests at once", { "Retry-After": String(error.retryAfterSeconds) })
+        }
+        // A client that left while waiting for a slot: nothing to answer.
+        if (res.destroyed) return
         reportError(error, parseSmartHttpPath(new URL(req.url ?? "/", "http://localhost").pathname) ?? { owner: "", repo: "" })
         if (!res.headersSent) plain(res, 500, "Internal Server Error")
         else res.destroy()

@@ -8,6 +8,7 @@ import { globLengthError } from "@kiln/domain/repo/NameGlob"
 import { DEFAULT_ALLOWED_HOSTS } from "@kiln/domain/webhook/AllowedHosts"
 import type { WebhookSettingsShape } from "@kiln/domain/webhook/WebhookSettings"
 import type { LfsSettingsShape } from "@kiln/domain/lfs/LfsSettings"
+import { defaultMaxGitProcesses } from "@kiln/git"
 
 export interface KilnSettings {
   readonly httpHost: string
@@ -27,6 +28,8 @@ export interface KilnSettings {
   readonly httpIdleTimeoutSeconds: number
   /** A git process through which nothing moves for this long is stopped (0: never). */
   readonly gitIdleTimeoutSeconds: number
+  /** Git processes (clone, fetch, push) serving clients at once; more wait their turn. */
+  readonly gitMaxProcesses: number
   /** Failed password sign-ins of one account per window before it is refused with 429 (0: no limit). */
   readonly signInMaxFailuresPerAccount: number
   /** Failed password sign-ins from one client address per window before it is refused with 429 (0: no limit). */
@@ -198,6 +201,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   const maxBodySize = yield* readEach(problems, "KILN_HTTP_MAX_BODY_SIZE", byteCount("KILN_HTTP_MAX_BODY_SIZE", 4 * MiB))
   const httpIdleTimeoutSeconds = yield* readEach(problems, "KILN_HTTP_IDLE_TIMEOUT", count("KILN_HTTP_IDLE_TIMEOUT", 60))
   const gitIdleTimeoutSeconds = yield* readEach(problems, "KILN_GIT_IDLE_TIMEOUT", count("KILN_GIT_IDLE_TIMEOUT", 120))
+  const gitMaxProcesses = yield* readEach(problems, "KILN_GIT_MAX_PROCESSES", positiveCount("KILN_GIT_MAX_PROCESSES", defaultMaxGitProcesses()))
   const signInMaxFailuresPerAccount = yield* readEach(problems, "KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT", count("KILN_SIGNIN_MAX_FAILURES_PER_ACCOUNT", 10))
   const signInMaxFailuresPerAddress = yield* readEach(problems, "KILN_SIGNIN_MAX_FAILURES_PER_ADDRESS", count("KILN_SIGNIN_MAX_FAILURES_PER_ADDRESS", 100))
   const signInFailureWindowSeconds = yield* readEach(problems, "KILN_SIGNIN_FAILURE_WINDOW", positiveCount("KILN_SIGNIN_FAILURE_WINDOW", 900))
@@ -305,7 +309,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
   if (
     problems.length > 0 || httpHost === undefined || httpPort === undefined || dataDir === undefined ||
     databaseUrl === undefined || adminUsername === undefined || adminPassword === undefined ||
-    adminEmail === undefined || maxBodySize === undefined || httpIdleTimeoutSeconds === undefined || gitIdleTimeoutSeconds === undefined ||
+    adminEmail === undefined || maxBodySize === undefined || httpIdleTimeoutSeconds === undefined || gitIdleTimeoutSeconds === undefined || gitMaxProcesses === undefined ||
     signInMaxFailuresPerAccount === undefined || signInMaxFailuresPerAddress === undefined ||
     signInFailureWindowSeconds === undefined || passwordHashMaxConcurrent === undefined || markdownMaxSize === undefined || markdownMaxQueue === undefined ||
     attachmentMaxSize === undefined || signingRaw === undefined || signingName === undefined ||
@@ -343,6 +347,7 @@ export const loadSettings: Effect.Effect<KilnSettings, InvalidConfiguration> = E
     maxBodySize,
     httpIdleTimeoutSeconds,
     gitIdleTimeoutSeconds,
+    gitMaxProcesses,
     signInMaxFailuresPerAccount,
     signInMaxFailuresPerAddress,
     signInFailureWindowSeconds,

@@ -18,6 +18,7 @@ import { anonymous, GitAccess, signed } from "@kiln/domain/git/GitAccess"
 import {
   type GitAccessDecision,
   type GitAccessRequest,
+  GitProcessSlots,
   makeSmartHttpHandler,
   parseSmartHttpPath,
   repositoryPath
@@ -96,6 +97,7 @@ export const make = Effect.gen(function*() {
     writeSection: pushes.writeSection,
     basePath,
     idleTimeoutMillis: config.gitIdleTimeoutSeconds * 1000,
+    slots: new GitProcessSlots(config.gitMaxProcesses),
     onError: (error, request) =>
       void run(Effect.logError(`git smart HTTP failed for ${request.owner}/${request.repo}`, error))
   })

@@ -17,7 +17,7 @@ const REPOSITORY_KEYS = [
   "language", "languages_url", "html_url", "url", "link", "ssh_url", "clone_url", "original_url", "website",
   "stars_count", "forks_count", "watchers_count", "open_issues_count", "open_pr_counter", "release_counter",
   "default_branch", "archived", "created_at", "updated_at", "archived_at", "permissions", "has_issues",
-  "internal_tracker", "has_wiki", "wiki_branch", "globally_editable_wiki", "has_pull_requests", "has_projects",
+  "internal_tracker", "has_wiki", "has_wiki_contents", "wiki_branch", "wiki_ssh_url", "wiki_clone_url", "globally_editable_wiki", "has_pull_requests", "has_projects",
   "has_releases", "has_packages", "has_actions", "ignore_whitespace_conflicts", "allow_merge_commits", "allow_rebase",
   "allow_rebase_explicit", "allow_squash_merge", "allow_fast_forward_only_merge", "allow_rebase_update",
   "default_delete_branch_after_merge", "default_merge_style", "default_allow_maintainer_edit", "default_update_style",

@@ -35,6 +35,7 @@ export const testSettings = (overrides: Partial<KilnSettings> = {}): KilnSetting
   maxBodySize: 1024 * 1024,
   httpIdleTimeoutSeconds: 60,
   gitIdleTimeoutSeconds: 120,
+  gitMaxProcesses: 16,
   signInMaxFailuresPerAccount: 10,
   signInMaxFailuresPerAddress: 100,
   signInFailureWindowSeconds: 900,

@@ -47,11 +47,23 @@ export interface ReservedNames {
 }
 
 // Go's unicode.IsSpace set (what strings.TrimSpace removes); JS `trim` would also drop U+FEFF.
-const goSpace = "[\\t\\n\\v\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
-const goTrimPattern = new RegExp(`^${goSpace}+|${goSpace}+$`, "g")
+const isGoSpace = (code: number): boolean =>
+  (code >= 0x09 && code <= 0x0d) || code === 0x20 || code === 0x85 || code === 0xa0 || code === 0x1680 ||
+  (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f ||
+  code === 0x3000
 
-/** Go's `strings.TrimSpace`. */
-export const trimGoSpace = (text: string): string => text.replace(goTrimPattern, "")
+/**
+ * Go's `strings.TrimSpace`, in one pass from each end (every Go space is one UTF-16 unit). A
+ * regular expression `\s+$` retries from every space of a run between words: quadratic, 2.3 s for
+ * 80,000 spaces (review 4b30e64, finding 34).
+ */
+export const trimGoSpace = (text: string): string => {
+  let start = 0
+  let end = text.length
+  while (start < end && isGoSpace(text.charCodeAt(start))) start++
+  while (end > start && isGoSpace(text.charCodeAt(end - 1))) end--
+  return start === 0 && end === text.length ? text : text.slice(start, end)
+}
 
 /**
  * Forgejo's `db.IsUsableName`: the message of the first rule `name` breaks, or `undefined` when usable.
