@@ -71,6 +71,7 @@ import * as NodeHookTransport from "./platform/NodeHookTransport.ts"
 import * as WebhookMetrics from "./metrics/WebhookMetrics.ts"
 import * as NodeMac from "./platform/NodeMac.ts"
 import { KilnConfig } from "./config/KilnConfig.ts"
+import * as GitProcessPool from "./git/GitProcessPool.ts"
 import * as NodeDigest from "./platform/NodeDigest.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
 import * as TemplateInitialFiles from "./platform/TemplateInitialFiles.ts"
@@ -275,6 +276,8 @@ export const Services = Layer.mergeAll(
   PublicKeys.layer,
   // Who an SSH key speaks for, for both SSH transports.
   SshIdentities.layer,
+  // The git processes of smart HTTP and SSH, in one pool.
+  GitProcessPool.layer,
   AccessTokens.layer,
   Authentication.layer.pipe(Layer.provide(Layer.merge(SignInLimitsLive, PasswordDerivationsLive)))
 )

@@ -10,6 +10,7 @@ import type { Readable, Writable } from "node:stream"
 import { diffRefs } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
+import { GitSlotsBusy, type GitProcessSlots } from "./GitProcessSlots.ts"
 import { readRefFiles } from "./RefFiles.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
 import type { Push, PushTarget } from "./SmartHttp.ts"
@@ -44,6 +45,8 @@ export interface GitStreamsOptions {
   /** git moving no byte either way for this long is stopped (0: never). Default 2 minutes. */
   readonly idleTimeoutMillis?: number
   readonly onError?: (error: unknown, request: { readonly owner: string; readonly repo: string }) => void
+  /** The pool every git of this process runs in (shared with smart HTTP); none: unbounded. */
+  readonly slots?: GitProcessSlots
 }
 
 const isBrokenPipe = (error: unknown) =>
@@ -59,8 +62,24 @@ export const makeGitStreams = (options: GitStreamsOptions) => {
   const reportError = options.onError ?? ((error: unknown) => console.error("git over ssh:", error))
   const idleTimeout = options.idleTimeoutMillis ?? 120_000
 
-  /** Runs git for the request; resolves with its exit status (non-zero when stopped). */
-  const runGit = (request: GitStreamRequest) =>
+  /**
+   * Runs git for the request in a slot of the pool; resolves with its exit status (non-zero when
+   * stopped). A full queue is refused with one line, as `forgejo serv` refuses; a client that left
+   * while waiting runs nothing.
+   */
+  const runGit = (request: GitStreamRequest): Promise<number> =>
+    options.slots === undefined
+      ? spawnGit(request)
+      : options.slots.run(() => spawnGit(request), request.signal).catch((error: unknown) => {
+        if (error instanceof GitSlotsBusy) {
+          request.errors.write(`Kiln: too many git processes at once, try again in ${error.retryAfterSeconds} seconds\n`)
+          return 1
+        }
+        if (request.signal.aborted) return 128
+        throw error
+      })
+
+  const spawnGit = (request: GitStreamRequest) =>
     new Promise<number>((resolve) => {
       const args = [
         // Partial clones (`--filter`) as Forgejo allows them, as over HTTP.

@@ -7,11 +7,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { createServer, request as httpRequest } from "node:http"
+import { PassThrough } from "node:stream"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { defaultMaxGitProcesses, GitProcessSlots, GitSlotsBusy } from "../src/GitProcessSlots.ts"
 import { makeGitStorage } from "../src/GitStorageLive.ts"
+import { makeGitStreams } from "../src/GitStreams.ts"
 import { repositoryPath } from "../src/RepositoryPaths.ts"
 import { makeSmartHttpHandler } from "../src/SmartHttp.ts"
 import { GitSandbox } from "./GitSandbox.ts"
@@ -98,5 +100,51 @@ describe("GitProcessSlots", () => {
     } finally {
       server.close()
     }
+  })
+
+  it("over SSH's streams: git shares the pool, past the queue it is refused with one line, and runs once a slot frees", async () => {
+    const sandbox = await GitSandbox.make()
+    const root = sandbox.path("data")
+    const storage = await Effect.runPromise(makeGitStorage(root))
+    await Effect.runPromise(storage.create({ owner: "alice", name: "repo" }, { defaultBranch: "main" }))
+    const slots = new GitProcessSlots(1, 1)
+    const streams = makeGitStreams({ afterPush: async () => {}, onError: () => {}, slots })
+    const session = () => {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      const errors = new PassThrough()
+      const chunks: Array<Buffer> = []
+      const said: Array<Buffer> = []
+      output.on("data", (chunk: Buffer) => chunks.push(chunk))
+      errors.on("data", (chunk: Buffer) => said.push(chunk))
+      const served = streams.serve({
+        service: "git-upload-pack",
+        owner: "alice",
+        repo: "repo",
+        path: repositoryPath(root, { owner: "alice", name: "repo" }),
+        protocol: undefined,
+        pusher: undefined,
+        input,
+        output,
+        errors,
+        signal: new AbortController().signal
+      })
+      return { served, input, output: () => Buffer.concat(chunks).toString(), errors: () => Buffer.concat(said).toString() }
+    }
+    const release = gate()
+    const holder = slots.run(() => release.opened)
+    const queued = session()
+    for (let attempt = 0; slots.waiting < 1 && attempt < 500; attempt++) await new Promise((resolve) => setTimeout(resolve, 10))
+    assert.strictEqual(slots.waiting, 1)
+    const refused = session()
+    assert.strictEqual(await refused.served, 1)
+    assert.strictEqual(refused.errors(), "Kiln: too many git processes at once, try again in 5 seconds\n")
+    release.open()
+    await holder
+    // The queued upload-pack runs: it advertises (an empty repository: a flush alone) and ends at the flush sent to it.
+    queued.input.end("0000")
+    assert.strictEqual(await queued.served, 0)
+    assert.strictEqual(queued.output(), "0000")
+    assert.deepStrictEqual([slots.running, slots.waiting], [0, 0])
   })
 })

@@ -18,12 +18,12 @@ import { anonymous, GitAccess, signed } from "@kiln/domain/git/GitAccess"
 import {
   type GitAccessDecision,
   type GitAccessRequest,
-  GitProcessSlots,
   makeSmartHttpHandler,
   parseSmartHttpPath,
   repositoryPath
 } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
+import { GitProcessPool } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
 import { RateLimiter } from "./ratelimit/RateLimiter.ts"
@@ -50,6 +50,7 @@ export const make = Effect.gen(function*() {
   const authenticator = yield* Authentication
   const access = yield* GitAccess
   const pushes = yield* GitPushes.make
+  const slots = yield* GitProcessPool
   const limiter = yield* RateLimiter
   const services = yield* Effect.context<never>()
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
@@ -97,7 +98,7 @@ export const make = Effect.gen(function*() {
     writeSection: pushes.writeSection,
     basePath,
     idleTimeoutMillis: config.gitIdleTimeoutSeconds * 1000,
-    slots: new GitProcessSlots(config.gitMaxProcesses),
+    slots,
     onError: (error, request) =>
       void run(Effect.logError(`git smart HTTP failed for ${request.owner}/${request.repo}`, error))
   })

@@ -13,6 +13,7 @@ import { LfsAuthenticate } from "@kiln/domain/lfs/LfsAuthenticate"
 import { parseSshCommand } from "@kiln/domain/ssh/SshCommand"
 import { type SshIdentity, SshIdentities } from "@kiln/domain/ssh/SshIdentities"
 import { makeGitStreams, repositoryPath } from "@kiln/git"
+import { GitProcessPool } from "../git/GitProcessPool.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { ServerMetrics } from "../metrics/ServerMetrics.ts"
@@ -59,6 +60,7 @@ export const make = Effect.gen(function*() {
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
   const root = join(config.dataDir, "repositories")
   const git = makeGitStreams({
+    slots: yield* GitProcessPool,
     afterPush: pushes.afterPush,
     writeSection: pushes.writeSection,
     idleTimeoutMillis: config.gitIdleTimeoutSeconds * 1000,
