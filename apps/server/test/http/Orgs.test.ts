@@ -35,11 +35,13 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("organizations", (it) => {
         location: "Shanghai",
         visibility: "limited",
         repo_admin_change_team_access: false,
-        username: "Acme"
+        username: "Acme",
+        // Forgejo v15's field; the test clock starts at 0.
+        created: "1970-01-01T00:00:00Z"
       })
       assert.deepStrictEqual(Object.keys(created.body as object), [
         "id", "name", "full_name", "email", "avatar_url", "description", "website", "location", "visibility",
-        "repo_admin_change_team_access", "username"
+        "repo_admin_change_team_access", "username", "created"
       ])
       const fetched = yield* request("GET", "/api/v1/orgs/acme", { auth: alice.auth })
       assert.strictEqual(fetched.status, 200)
@@ -389,7 +391,7 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("organizations", (it) => {
       assert.strictEqual(own.headers.get("x-total-count"), "3")
       assert.deepStrictEqual(Object.keys(at(own.body, 0) as object), [
         "id", "name", "full_name", "email", "avatar_url", "description", "website", "location", "visibility",
-        "repo_admin_change_team_access", "username"
+        "repo_admin_change_team_access", "username", "created"
       ])
       assert.deepStrictEqual(names((yield* request("GET", "/api/v1/users/gina/orgs", { auth: gina.auth })).body), names(own.body))
       assert.deepStrictEqual(names((yield* request("GET", "/api/v1/users/gina/orgs", { auth: admin })).body), names(own.body))
@@ -467,7 +469,7 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("organizations", (it) => {
       assert.deepStrictEqual(Object.keys(at(operation("/orgs/{org}/members/{username}", "get"), "responses") as object).slice(0, 2), ["204", "303"])
       assert.deepStrictEqual(at(document, "definitions", "Organization", "required"), [
         "id", "name", "full_name", "email", "avatar_url", "description", "website", "location", "visibility",
-        "repo_admin_change_team_access", "username"
+        "repo_admin_change_team_access", "username", "created"
       ])
       assert.deepStrictEqual(at(document, "definitions", "CreateHookOption", "required"), ["type", "config"])
     }))
