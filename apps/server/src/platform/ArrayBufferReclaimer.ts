@@ -23,7 +23,7 @@ export interface ReclaimerOptions {
   readonly thresholdBytes: number
 }
 
-export const defaults: ReclaimerOptions = { intervalMillis: 20, thresholdBytes: 8 * 1024 * 1024 }
+export const defaults: ReclaimerOptions = { intervalMillis: 20, thresholdBytes: 4 * 1024 * 1024 }
 
 export const layer = (options: ReclaimerOptions = defaults): Layer.Layer<never> =>
   Layer.effectDiscard(Effect.acquireRelease(
