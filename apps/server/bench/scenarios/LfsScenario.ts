@@ -1,8 +1,9 @@
 /**
  * Issue 29, item 7: Git LFS through Kiln against a bare Node static file server on the same disk,
  * both driven by curl in the same run:
- *  - upload of a 200 MB object (`PUT …/info/lfs/objects/{oid}/{size}`: streamed, hashed, placed)
- *    against `curl -T` to the bare server (which writes the file and nothing else);
+ *  - upload of a 200 MB object (`PUT …/info/lfs/objects/{oid}/{size}`: streamed, hashed, flushed
+ *    to the disk, placed) against `curl -T` to the bare server (which writes the file and nothing
+ *    else), each after a `sync`, who goes first alternating;
  *  - download of it (`GET …/info/lfs/objects/{oid}`) against `curl` from the bare server;
  *  - the server's resident memory sampled every 10 ms while it moves the object (it must stay flat:
  *    the object never sits in memory);
@@ -53,10 +54,11 @@ const writeObject = (path: string) => {
   return hash.digest("hex")
 }
 
-const runOn = async (kind: BenchDatabase.DatabaseKind, _settings: BenchSettings, log: (line: string) => void): Promise<DatabaseReport> => {
+const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, log: (line: string) => void): Promise<DatabaseReport> => {
   const notes: Array<string> = []
-  const database = await BenchDatabase.create(kind, _settings.postgresUrl)
-  const server = await startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log"), env: { KILN_ACCESS_LOG: "false" } })
+  const database = await BenchDatabase.create(kind, settings.postgresUrl)
+  const nodeFlags = settings.cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", Path.join(settings.cpuProfileDir, `lfs-${kind}`)]
+  const server = await startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log"), env: { KILN_ACCESS_LOG: "false" }, nodeFlags })
   const bareDir = Fs.mkdtempSync(Path.join(database.dataDir, "bare-"))
   const barePort = await freePort()
   const bare = ChildProcess.spawn(process.execPath, [new URL("../bareStaticServer.ts", import.meta.url).pathname, bareDir, String(barePort)], {
@@ -91,13 +93,28 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, _settings: BenchSettings,
     const kilnUp: Array<number> = []
     const kilnDown: Array<number> = []
     try {
-      // Alternated, so that a busy moment of the machine falls on both.
+      // Alternated, so that a busy moment of the machine falls on both, and each upload starts with
+      // no dirty pages: the one before it would otherwise be written back to the disk during it.
+      // Kiln flushes what it stored to the disk before it answers; the bare server does not.
+      const clean = <A>(transfer: () => Promise<A>) => {
+        ChildProcess.execFileSync("sync")
+        return transfer()
+      }
       for (let round = 0; round < ROUNDS; round++) {
         const object = objects[round] ?? objects[0]
         if (object === undefined) break
-        bareUp.push(await curl(["-T", object.path, `http://127.0.0.1:${barePort}/object-${round}`]))
+        const bareUpload = () => clean(() => curl(["-T", object.path, `http://127.0.0.1:${barePort}/object-${round}`]))
         // A new object each round (a new repository would link an existing one without its bytes).
-        kilnUp.push(await curl(["-T", object.path, "-H", authorization, `${server.url}/${admin.username}/media-${round}.git/info/lfs/objects/${object.oid}/${OBJECT_SIZE}`]))
+        const kilnUpload = () =>
+          clean(() => curl(["-T", object.path, "-H", authorization, `${server.url}/${admin.username}/media-${round}.git/info/lfs/objects/${object.oid}/${OBJECT_SIZE}`]))
+        // Who goes first changes each round.
+        if (round % 2 === 0) {
+          bareUp.push(await bareUpload())
+          kilnUp.push(await kilnUpload())
+        } else {
+          kilnUp.push(await kilnUpload())
+          bareUp.push(await bareUpload())
+        }
         bareDown.push(await curl([`http://127.0.0.1:${barePort}/object-${round}`]))
         kilnDown.push(await curl(["-H", authorization, `${server.url}/${admin.username}/media-${round}.git/info/lfs/objects/${object.oid}`]))
       }

@@ -3,9 +3,9 @@
  * imported only after the check as the server is (../start.ts).
  */
 import { exitIfTooOld } from "../NodeVersionGate.ts"
-import { relaunchWithBaselineWasmCompiler } from "../platform/BaselineWasmCompiler.ts"
+import { relaunchWithProcessFlags } from "../platform/ProcessFlags.ts"
 
 exitIfTooOld()
-// Before anything else loads: it runs the process again (BaselineWasmCompiler.ts).
-relaunchWithBaselineWasmCompiler()
+// Before anything else loads: it runs the process again (ProcessFlags.ts).
+relaunchWithProcessFlags()
 await import("./main.ts")

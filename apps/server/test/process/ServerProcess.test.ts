@@ -48,8 +48,10 @@ describe("the server process", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "kiln-process-"))
     const first = spawnServer({ dataDir, port: await freePort() })
     await listening(first)
-    // The process ran itself again with the baseline WebAssembly compiler alone (BaselineWasmCompiler.ts).
-    assert.include(readFileSync(`/proc/${first.child.pid}/cmdline`, "utf8").split("\0"), "--liftoff-only")
+    // The process ran itself again with its V8 flags (ProcessFlags.ts).
+    const commandLine = readFileSync(`/proc/${first.child.pid}/cmdline`, "utf8").split("\0")
+    assert.include(commandLine, "--liftoff-only")
+    assert.include(commandLine, "--heap-growing-percent=100")
     const created = await send(first.port, "POST", "/api/v1/admin/users", {
       username: "persisted",
       email: "persisted@example.com",
