@@ -8,7 +8,7 @@
  *  - the server's resident memory sampled every 10 ms while it moves the object (it must stay flat:
  *    the object never sits in memory);
  *  - a batch request naming 1,000 objects, median of 5.
- * Targets: ≥ 0.8× the bare server's throughput both ways (medians of 3), the RSS growth below
+ * Targets: ≥ 0.8× the bare server's throughput both ways (the median of 5 rounds' ratios), the RSS growth below
  * 64 MB, the batch under 100 ms.
  */
 import * as ChildProcess from "node:child_process"
@@ -24,7 +24,7 @@ import { atLeast, below, type BenchSettings, type DatabaseReport, perDatabase, t
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
 const MiB = 1024 * 1024
 const OBJECT_SIZE = 200 * MiB
-const ROUNDS = 3
+const ROUNDS = 5
 const BATCH_OBJECTS = 1_000
 const LFS = "application/vnd.git-lfs+json"
 
@@ -122,8 +122,13 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
       clearInterval(sampler)
     }
     const mbps = (seconds: number) => OBJECT_SIZE / MiB / seconds
-    const upRatio = mbps(median(kilnUp)) / mbps(median(bareUp))
-    const downRatio = mbps(median(kilnDown)) / mbps(median(bareDown))
+    // Each round's Kiln transfer against the bare server's beside it: the disk of a shared machine
+    // has slow spells of several seconds (both fell to ~250 MB/s together), which a round's pair
+    // shares and medians taken apart would not.
+    const paired = (kiln: ReadonlyArray<number>, bare: ReadonlyArray<number>) =>
+      median(kiln.map((seconds, round) => (bare[round] ?? seconds) / seconds))
+    const upRatio = paired(kilnUp, bareUp)
+    const downRatio = paired(kilnDown, bareDown)
     notes.push(`upload MB/s: Kiln ${kilnUp.map((s) => mbps(s).toFixed(0)).join(", ")}; bare ${bareUp.map((s) => mbps(s).toFixed(0)).join(", ")}`)
     notes.push(`download MB/s: Kiln ${kilnDown.map((s) => mbps(s).toFixed(0)).join(", ")}; bare ${bareDown.map((s) => mbps(s).toFixed(0)).join(", ")}`)
     notes.push(`server RSS ${(idle / MiB).toFixed(0)} MB before, ${(peak / MiB).toFixed(0)} MB at the peak`)
@@ -153,8 +158,8 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
       loads: [],
       comparisons: [],
       targets: [
-        atLeast("Kiln upload throughput ÷ bare server's (median)", upRatio, 0.8, true),
-        atLeast("Kiln download throughput ÷ bare server's (median)", downRatio, 0.8, true),
+        atLeast("Kiln upload throughput ÷ bare server's (median of the rounds' ratios)", upRatio, 0.8, true),
+        atLeast("Kiln download throughput ÷ bare server's (median of the rounds' ratios)", downRatio, 0.8, true),
         below("server RSS growth while moving 200 MB objects, MB", (peak - idle) / MiB, 64, true),
         below(`batch of ${BATCH_OBJECTS} objects, ms (median)`, median(batchTimes), 100, true)
       ],
