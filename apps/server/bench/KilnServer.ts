@@ -64,6 +64,9 @@ export const startKiln = async (options: KilnServerOptions): Promise<ChildServer
     KILN_ADMIN_EMAIL: options.admin.email,
     // The loads come from one address: an anonymous budget would refuse them after an hour's worth.
     KILN_RATE_LIMIT_ANONYMOUS: "0",
+    // No SSH unless a scenario asks for it (the SSH scenario gives a free port): on the default port,
+    // a server left by an aborted run made every later start fail.
+    KILN_SSH_PORT: "0",
     ...options.env
   }
   if (options.database.databaseUrl === undefined) delete env["DATABASE_URL"]
