@@ -18,6 +18,7 @@ import { existsSync, mkdtempSync, readdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
+import * as WorkOwner from "@kiln/domain/coordination/WorkOwner"
 import { Database } from "@kiln/postgres"
 import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
 import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
@@ -357,9 +358,9 @@ describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL data
         await expect(call(2, "GET", `/api/packages/alice/generic/pkg/${version}/file.bin`, { auth: ALICE_TOKEN }), exists ? 200 : 404)
       }
       // The killed process's temporary directory was reaped by its successor; live ones remain.
-      const livePids = processes.map((running) => String(running.child.pid))
+      const livePids = processes.map((running) => running.child.pid)
       for (const entry of readdirSync(join(dataDir, "tmp"))) {
-        assert.include(livePids, entry.split("~")[1], `tmp/${entry}`)
+        assert.include(livePids, WorkOwner.parse(entry)?.pid, `tmp/${entry}`)
       }
 
       // Every revoked token is refused everywhere; revocations took under 100 ms to reach every process.
