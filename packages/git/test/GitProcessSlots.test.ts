@@ -24,6 +24,15 @@ const gate = () => {
   return { open, opened }
 }
 
+/** alice/repo on disk, and a pool of one git process with one waiting place. */
+const oneRepositoryOneSlot = async () => {
+  const sandbox = await GitSandbox.make()
+  const root = sandbox.path("data")
+  const storage = await Effect.runPromise(makeGitStorage(root))
+  await Effect.runPromise(storage.create({ owner: "alice", name: "repo" }, { defaultBranch: "main" }))
+  return { sandbox, root, slots: new GitProcessSlots(1, 1) }
+}
+
 describe("GitProcessSlots", () => {
   it("runs at most its slots, queues at most maxWaiting, refuses the rest, and drops a waiter whose client left", async () => {
     const slots = new GitProcessSlots(2, 2)
@@ -55,11 +64,7 @@ describe("GitProcessSlots", () => {
   })
 
   it("over smart HTTP: a request waits for a slot, past the queue it gets 503 with Retry-After, and runs once a slot frees", async () => {
-    const sandbox = await GitSandbox.make()
-    const root = sandbox.path("data")
-    const storage = await Effect.runPromise(makeGitStorage(root))
-    await Effect.runPromise(storage.create({ owner: "alice", name: "repo" }, { defaultBranch: "main" }))
-    const slots = new GitProcessSlots(1, 1)
+    const { sandbox, root, slots } = await oneRepositoryOneSlot()
     const handler = makeSmartHttpHandler({
       authorize: async ({ owner, repo }) => ({ kind: "allowed", path: repositoryPath(root, { owner, name: repo }) }),
       afterPush: async () => {},
@@ -103,11 +108,7 @@ describe("GitProcessSlots", () => {
   })
 
   it("over SSH's streams: git shares the pool, past the queue it is refused with one line, and runs once a slot frees", async () => {
-    const sandbox = await GitSandbox.make()
-    const root = sandbox.path("data")
-    const storage = await Effect.runPromise(makeGitStorage(root))
-    await Effect.runPromise(storage.create({ owner: "alice", name: "repo" }, { defaultBranch: "main" }))
-    const slots = new GitProcessSlots(1, 1)
+    const { root, slots } = await oneRepositoryOneSlot()
     const streams = makeGitStreams({ afterPush: async () => {}, onError: () => {}, slots })
     const session = () => {
       const input = new PassThrough()
