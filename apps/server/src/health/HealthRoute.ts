@@ -15,6 +15,7 @@ import { randomBytes } from "node:crypto"
 import { open, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { KilnConfig } from "../config/KilnConfig.ts"
+import { pathnameOf } from "../http/RequestTarget.ts"
 import { type ComponentStatus, type HealthReport, report, timeOf } from "./HealthReport.ts"
 
 const checkTimeout = Duration.seconds(5)
@@ -22,7 +23,7 @@ const checkTimeout = Duration.seconds(5)
 export const healthPath = "/api/healthz"
 
 /** Whether a request is for the health check, whose 503 carries its own body (not the generic 5xx one). */
-export const isHealthRequest = (url: string): boolean => new URL(url, "http://internal").pathname === healthPath
+export const isHealthRequest = (url: string): boolean => pathnameOf(url) === healthPath
 
 const outcome = <E>(check: Effect.Effect<unknown, E>): Effect.Effect<ComponentStatus> =>
   Effect.gen(function*() {

@@ -14,6 +14,7 @@ import { ApiErrors, ApiForbidden, ApiNotFound, ApiTooManyRequests, ApiUnauthoriz
 import { Caller } from "./Caller.ts"
 import { admit } from "./ratelimit/Admission.ts"
 import { RateLimiter } from "./ratelimit/RateLimiter.ts"
+import { queryOf } from "./RequestTarget.ts"
 import { signInOrigin, throttledResponse } from "./SignInThrottling.ts"
 import { levelOf, ScopeCategories } from "./TokenScope.ts"
 
@@ -88,7 +89,7 @@ export const layer = Layer.effect(
       if (Option.isSome(refusal)) return yield* errors.forbiddenBare(refusal.value)
 
       const sudoTarget = request.headers["sudo"] ??
-        (request.url.includes("sudo=") ? new URL(request.url, "http://x").searchParams.get("sudo") : null)
+        (request.url.includes("sudo=") ? new URLSearchParams(queryOf(request.url)).get("sudo") : null)
       if (sudoTarget) principal = yield* sudo(principal, sudoTarget)
 
       if (Option.isSome(principal.scopes) && !hasScopes(principal.scopes.value, required)) {

@@ -27,6 +27,7 @@ import { GitProcessPool } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
 import { RateLimiter } from "./ratelimit/RateLimiter.ts"
+import { pathnameOf } from "./RequestTarget.ts"
 
 /** Answers a request the API did not route, when it is a smart HTTP request; undefined otherwise. */
 export type GitFallback = (
@@ -42,8 +43,6 @@ export const isSmartHttpPath = (pathname: string): boolean => {
   if (parseSmartHttpPath(pathname) === undefined) return false
   return pathname.split("/").length === (pathname.endsWith("/info/refs") ? 5 : 4)
 }
-
-const pathOf = (url: string) => new URL(url, "http://internal").pathname
 
 export const make = Effect.gen(function*() {
   const config = yield* KilnConfig
@@ -120,6 +119,6 @@ export const make = Effect.gen(function*() {
       return HttpServerResponse.empty({ status: res.statusCode })
     })
 
-  const fallback: GitFallback = (request) => isSmartHttpPath(pathOf(request.url)) ? serve(request) : undefined
-  return { fallback, isGitPath: (url: string) => isSmartHttpPath(pathOf(url)) }
+  const fallback: GitFallback = (request) => isSmartHttpPath(pathnameOf(request.url)) ? serve(request) : undefined
+  return { fallback, isGitPath: (url: string) => isSmartHttpPath(pathnameOf(url)) }
 })

@@ -6,6 +6,7 @@
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { GitOperation, ServerMetrics } from "./ServerMetrics.ts"
+import { pathnameOf } from "../http/RequestTarget.ts"
 
 interface GitRequest {
   readonly operation: GitOperation
@@ -49,7 +50,7 @@ export const measure = (metrics: typeof ServerMetrics.Service, isGitPath: (pathn
         const seconds = (performance.now() - started) / 1000
         const response = exit._tag === "Success" ? exit.value : undefined
         const status = String(response?.status ?? 500)
-        const pathname = new URL(request.url, "http://internal").pathname
+        const pathname = pathnameOf(request.url)
         const template = isGitPath(pathname)
           ? "git"
           : Option.match(routeContext, { onNone: () => "unmatched", onSome: (context) => context.route.path })

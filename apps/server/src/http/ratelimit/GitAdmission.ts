@@ -10,8 +10,9 @@ import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { parseAuthorization } from "../Authentication.ts"
 import { reserve } from "./Admission.ts"
 import type { RateLimiter } from "./RateLimiter.ts"
+import { pathnameOf } from "../RequestTarget.ts"
 
-const isRefAdvertisement = (url: string): boolean => new URL(url, "http://internal").pathname.endsWith("/info/refs")
+const isRefAdvertisement = (url: string): boolean => pathnameOf(url).endsWith("/info/refs")
 
 const hasBasicCredentials = (authorization: string | undefined): boolean => {
   const credentials = parseAuthorization(authorization)
