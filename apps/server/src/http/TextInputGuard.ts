@@ -28,7 +28,10 @@ const decodedSegments = (pathname: string): ReadonlyArray<string> | undefined =>
 
 export const pathNamesNothing = (url: string): boolean => {
   const query = url.indexOf("?")
-  const segments = decodedSegments(query === -1 ? url : url.slice(0, query))
+  const path = query === -1 ? url : url.slice(0, query)
+  // Without an escape, decoding changes nothing (the common case: no split, no decoding).
+  if (!path.includes("%")) return !isStorableText(path)
+  const segments = decodedSegments(path)
   return segments === undefined || segments.some((segment) => !isStorableText(segment))
 }
 
