@@ -5,14 +5,15 @@
  *   against 1 process, then against 2 processes behind a round-robin client, in the same run:
  *   req/s, p99 and the CPU each process used (cores, over the measured windows).
  * - A mixed workload shaped like GitLab's reference architectures (bench/MixedWorkload.ts) against
- *   the 2 processes, its rate raised level by level (doubling) until the API p99 passes 200 ms; the
- *   highest level held is reported as GitLab's "users". The goal on a 2-core machine is the
- *   50,000-user reference (1,000 API requests/s, 100 pulls/s, 20 pushes/s); reported, not enforced.
+ *   1 process, then against the 2, its rate raised level by level (doubling) until a level is not
+ *   held: API p99 < 200 ms, pull p99 < 500 ms, push p99 < 1 s, under 1 % failed (issue 30). The
+ *   highest level held is reported as GitLab's "users", each level with the CPU of Kiln, git,
+ *   PostgreSQL and the load generator (WorkloadCpu.ts). Target: 32,000 users (640 API requests/s,
+ *   64 pulls/s, 12.8 pushes/s) on the better of the two.
  *
  * On the embedded database (one process per data directory) there is nothing to measure.
  */
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as BenchDatabase from "../BenchDatabase.ts"
 import type { ChildServer } from "../ChildServer.ts"
@@ -22,13 +23,15 @@ import * as MixedWorkload from "../MixedWorkload.ts"
 import { atLeast, type BenchSettings, compare, type DatabaseReport, perDatabase, type Scenario, validity } from "../Scenario.ts"
 import { seedUsers, userName } from "../Seed.ts"
 import * as ThreadCpu from "../ThreadCpu.ts"
+import * as WorkloadCpu from "../WorkloadCpu.ts"
 import { repositoryName, seedRepositories } from "./ReposScenario.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
 
 const OWNERS = 1_000
 const REPOSITORIES = 10_000
-const P99_LIMIT_MS = 200
+/** Issue 30: a level is held when every kind of operation answers in time, not only the API. */
+const HELD: MixedWorkload.HeldLimits = { apiP99Ms: 200, pullP99Ms: 500, pushP99Ms: 1_000 }
 /** The ramp stops here whatever happens: 2 × the goal. */
 const MOST_USERS = 100_000
 
@@ -130,34 +133,52 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
       }
       const prepared = await MixedWorkload.prepare(target, { pullCopies: 48, lanesPerRepository: 4 })
       const levelSeconds = Math.max(10, settings.seconds / 3)
-      const runLevel = async (users: number): Promise<boolean> => {
-        log(`[${kind}] mixed workload at ${users} users for ${levelSeconds} s`)
-        const level = await MixedWorkload.runLevel(target, prepared, users, levelSeconds)
-        const line = `mixed ${users} users (${level.apiPerSecond} API/s, ${level.pullsPerSecond} pulls/s, ${level.pushesPerSecond} pushes/s): ` +
-          `API p50 ${level.api.p50Ms.toFixed(1)} ms p99 ${level.api.p99Ms.toFixed(1)} ms (${level.api.count}, ${level.api.failures} failed); ` +
-          `pulls p50 ${level.pulls.p50Ms.toFixed(0)} ms p99 ${level.pulls.p99Ms.toFixed(0)} ms (${level.pulls.count}, ${level.pulls.failures} failed); ` +
-          `pushes p50 ${level.pushes.p50Ms.toFixed(0)} ms p99 ${level.pushes.p99Ms.toFixed(0)} ms (${level.pushes.count}, ${level.pushes.failures} failed)`
-        notes.push(`${line}; load average ${Os.loadavg()[0]?.toFixed(1) ?? "n/a"}`)
-        log(`[${kind}] ${line}`)
-        return MixedWorkload.held(level, P99_LIMIT_MS)
-      }
-      // Doubling finds the first level not held; two halvings of the gap between it and the last
-      // one held then place the limit within an eighth of it.
-      let highest = 0
-      let failed: number | undefined
-      for (let users = 1_000; users <= MOST_USERS; users *= 2) {
-        if (!await runLevel(users)) {
-          failed = users
-          break
+      /** The highest level `servers` hold: doubling finds the first level not held, two halvings of the gap place the limit within an eighth of it. */
+      const ramp = async (servers: ReadonlyArray<ChildServer>): Promise<number> => {
+        const processes = servers.length === 1 ? "1 process" : `${servers.length} processes`
+        const onServers: MixedWorkload.MixedTarget = { ...target, baseUrls: servers.map((server) => server.url) }
+        const runLevel = async (users: number): Promise<boolean> => {
+          log(`[${kind}] mixed workload on ${processes} at ${users} users for ${levelSeconds} s`)
+          let finish = () => WorkloadCpu.measureWorkload([])()
+          const level = await MixedWorkload.runLevel(onServers, prepared, users, levelSeconds, () => {
+            finish = WorkloadCpu.measureWorkload(servers.map((server) => server.pid))
+          })
+          const cpu = finish()
+          const ok = MixedWorkload.held(level, HELD)
+          const line = `mixed ${users} users on ${processes} (${level.apiPerSecond} API/s, ${level.pullsPerSecond} pulls/s, ${level.pushesPerSecond} pushes/s): ` +
+            `API p50 ${level.api.p50Ms.toFixed(1)} ms p99 ${level.api.p99Ms.toFixed(1)} ms (${level.api.count}, ${level.api.failures} failed); ` +
+            `pulls p50 ${level.pulls.p50Ms.toFixed(0)} ms p99 ${level.pulls.p99Ms.toFixed(0)} ms (${level.pulls.count}, ${level.pulls.failures} failed); ` +
+            `pushes p50 ${level.pushes.p50Ms.toFixed(0)} ms p99 ${level.pushes.p99Ms.toFixed(0)} ms (${level.pushes.count}, ${level.pushes.failures} failed); ` +
+            `${WorkloadCpu.describeWorkloadCpu(cpu)}; ${ok ? "held" : "not held"}`
+          notes.push(line)
+          log(`[${kind}] ${line}`)
+          return ok
         }
-        highest = users
+        let highest = 0
+        let failed: number | undefined
+        for (let users = 1_000; users <= MOST_USERS; users *= 2) {
+          if (!await runLevel(users)) {
+            failed = users
+            break
+          }
+          highest = users
+        }
+        for (let step = 0; step < 2 && failed !== undefined && failed - highest > 1_000; step++) {
+          const middle = Math.round((highest + failed) / 2 / 500) * 500
+          if (await runLevel(middle)) highest = middle
+          else failed = middle
+        }
+        notes.push(`mixed workload on ${processes}: highest level held ${highest} users`)
+        return highest
       }
-      for (let step = 0; step < 2 && failed !== undefined && failed - highest > 1_000; step++) {
-        const middle = Math.round((highest + failed) / 2 / 500) * 500
-        if (await runLevel(middle)) highest = middle
-        else failed = middle
-      }
-      notes.push(`mixed workload: highest level held (API p99 < ${P99_LIMIT_MS} ms, under 1 % failed): ${highest} users`)
+      const heldByOne = await ramp([one])
+      const heldByTwo = await ramp([one, two])
+      const highest = Math.max(heldByOne, heldByTwo)
+      notes.push(
+        `mixed workload: held means API p99 < ${HELD.apiP99Ms} ms, pull p99 < ${HELD.pullP99Ms} ms, push p99 < ${HELD.pushP99Ms} ms ` +
+          `and under 1 % failed; ${heldByTwo > heldByOne ? "2 processes hold more" : heldByOne > heldByTwo ? "1 process holds more" : "1 and 2 processes hold the same"} ` +
+          `(${heldByOne} vs ${heldByTwo} users)`
+      )
 
       const loads: ReadonlyArray<LoadResult> = [usersOne, reposOne, usersTwo, reposTwo]
       return {
@@ -165,7 +186,7 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
         loads,
         comparisons: [compare(usersTwo, usersOne), compare(reposTwo, reposOne)],
         targets: [
-          atLeast("mixed workload users held (GitLab reference architecture, goal 50,000)", highest, 50_000, false),
+          atLeast("mixed workload users held, the better of 1 and 2 processes (GitLab reference architecture)", highest, 32_000, true),
           ...loads.flatMap(validity)
         ],
         notes
@@ -181,6 +202,6 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
 
 export const scenario: Scenario = perDatabase(
   "scale",
-  "users and repos loads on 1 vs 2 processes (round robin), and the GitLab-shaped mixed workload ramp on 2",
+  "users and repos loads on 1 vs 2 processes (round robin), and the GitLab-shaped mixed workload ramp on 1 and on 2",
   runOn
 )
