@@ -30,6 +30,8 @@ export interface LevelResult {
   readonly pullsPerSecond: number
   readonly pushesPerSecond: number
   readonly api: OperationStats
+  /** The API requests by kind (a repository, its branches, ...): which make the tail. */
+  readonly apiByCall: ReadonlyArray<{ readonly call: string; readonly stats: OperationStats }>
   readonly pulls: OperationStats
   readonly pushes: OperationStats
 }
@@ -129,15 +131,19 @@ export const runLevel = async (
   const auth = { authorization: `token ${target.token}` }
   const repositoryPaths = target.repositories.map((name) => `/api/v1/repos/${target.owner}/${name}`)
   const pickRepository = () => repositoryPaths[Math.floor(Math.random() * repositoryPaths.length)] ?? ""
-  const apiCalls: ReadonlyArray<() => { readonly path: string; readonly init?: RequestInit }> = [
-    () => ({ path: pickRepository() }),
-    () => ({ path: `${pickRepository()}/branches` }),
-    () => ({ path: `${pickRepository()}/commits/main/status` }),
-    () => ({ path: "/api/v1/repos/search?q=mixed&limit=10" }),
-    () => ({ path: "/api/v1/user" }),
-    () => ({ path: "/api/v1/user/quota" }),
-    () => ({ path: "/api/v1/markdown", init: { method: "POST", body: markdown, headers: { ...auth, "content-type": "application/json" } } })
+  const apiCalls: ReadonlyArray<{ readonly call: string; readonly make: () => { readonly path: string; readonly init?: RequestInit } }> = [
+    { call: "repository", make: () => ({ path: pickRepository() }) },
+    { call: "branches", make: () => ({ path: `${pickRepository()}/branches` }) },
+    { call: "combined status", make: () => ({ path: `${pickRepository()}/commits/main/status` }) },
+    { call: "search", make: () => ({ path: "/api/v1/repos/search?q=mixed&limit=10" }) },
+    { call: "user", make: () => ({ path: "/api/v1/user" }) },
+    { call: "quota", make: () => ({ path: "/api/v1/user/quota" }) },
+    {
+      call: "markdown",
+      make: () => ({ path: "/api/v1/markdown", init: { method: "POST", body: markdown, headers: { ...auth, "content-type": "application/json" } } })
+    }
   ]
+  const byCall = apiCalls.map(() => ({ latencies: [] as Array<number>, failures: 0 }))
   const latencies = { api: [] as Array<number>, pulls: [] as Array<number>, pushes: [] as Array<number> }
   const failures = { api: 0, pulls: 0, pushes: 0 }
   let issued = 0
@@ -157,14 +163,26 @@ export const runLevel = async (
     inFlight.add(promise)
   }
 
-  const api = (dueAt: number) =>
+  const api = (dueAt: number) => {
+    const kind = issued % apiCalls.length
+    const call = apiCalls[kind]?.make() ?? { path: "/api/v1/version" }
+    const base = target.baseUrls[issued++ % target.baseUrls.length] ?? ""
     timed("api", dueAt, async () => {
-      const call = apiCalls[issued % apiCalls.length]?.() ?? { path: "/api/v1/version" }
-      const base = target.baseUrls[issued++ % target.baseUrls.length] ?? ""
-      const response = await fetch(`${base}${call.path}`, call.init ?? { headers: auth })
-      await response.arrayBuffer()
-      return response.ok
+      let ok = false
+      try {
+        const response = await fetch(`${base}${call.path}`, call.init ?? { headers: auth })
+        await response.arrayBuffer()
+        ok = response.ok
+        return ok
+      } finally {
+        const into = byCall[kind]
+        if (into !== undefined) {
+          into.latencies.push(performance.now() - dueAt)
+          if (!ok) into.failures++
+        }
+      }
     })
+  }
   let gitOperations = 0
   const nextBase = () => target.baseUrls[gitOperations++ % target.baseUrls.length] ?? ""
   const pull = (dueAt: number) =>
@@ -212,6 +230,10 @@ export const runLevel = async (
     pullsPerSecond: rates.pulls,
     pushesPerSecond: rates.pushes,
     api: statsOf(latencies.api, failures.api),
+    apiByCall: apiCalls.map(({ call }, index) => ({
+      call,
+      stats: statsOf(byCall[index]?.latencies ?? [], byCall[index]?.failures ?? 0)
+    })),
     pulls: statsOf(latencies.pulls, failures.pulls),
     pushes: statsOf(latencies.pushes, failures.pushes)
   }
