@@ -61,25 +61,26 @@ const withExtensions = <E>(client: Layer.Layer<Client, E>): Layer.Layer<Client, 
 export const SERVER_CONNECTIONS = 10
 
 /**
- * A PostgreSQL server: 10 connections, each statement on a connection of its own while it runs.
+ * A PostgreSQL server. bench/pkLookup.ts (64 fibers doing PK lookups on loopback Postgres 15, a
+ * busy 2-core machine) gave 5-16k queries/s without `multiplex` at any pool size from 1 to 20, and
+ * 20-60k/s with it at pool sizes 2 to 20 (no consistent order between those), 8-19k/s with it on a
+ * single connection. Pipelining is what pays; a connection takes 32 pipelined statements before
+ * the pool opens another, so the pool size mostly bounds concurrent transactions, which each
+ * reserve a connection. Hence `multiplex` on and 10 connections.
  *
- * Not `multiplex` (statements of many fibers pipelined on shared connections), although
- * bench/pkLookup.ts (64 fibers doing primary-key lookups, nothing else) gave it 20-60k queries/s
- * against 5-16k without: behind HTTP the server is the bound, and `pnpm bench -- --only scale`
- * answered GET user and GET repository at the same rates either way (4,168 / 4,960 req/s with it,
- * 4,389 / 4,524 without). But a transaction pins a shared connection without waiting for the
- * statements already leased on it, which then wait out the whole transaction: with pushes
- * running (each writes in transactions), API requests that read the database waited up to 0.9 s
- * while PostgreSQL sat idle and requests that read nothing answered in 20 ms. The mixed workload
- * at 12,000 users with only pushes beside the API: API p99 29-865 ms over 18 runs multiplexed
- * (median 90), 16-31 ms over 6 runs not; one process now holds 10,000 users where it held 8,000.
- * (The write locks' own connection, WriteLocksSql.ts, holds no transactions and stays multiplexed.)
+ * Known cost (issue 30): a transaction pins a shared connection without waiting for the statements
+ * already leased on it (Pool.reserve), which then wait out the transaction. With pushes beside the
+ * API (mixed workload, 12,000 users, one process), API reads waited up to 0.9 s while PostgreSQL
+ * sat idle (p99 29-865 ms over 18 runs); without `multiplex`, 16-31 ms over 6 runs. Turning it off
+ * made JobWorker's per-key share test time out under a parallel test load (2 of 2 runs, never with
+ * it on), so it stays on until that is understood.
  */
 export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client, SqlError.SqlError> =>
   withExtensions(PgClient.layer({
     url,
     ...ConnectionUrl.defaultNames(url),
-    maxConnections: SERVER_CONNECTIONS
+    maxConnections: SERVER_CONNECTIONS,
+    multiplex: true
   }))
 
 /**
