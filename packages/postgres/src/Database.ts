@@ -72,8 +72,8 @@ export const SERVER_CONNECTIONS = 10
  * already leased on it (Pool.reserve), which then wait out the transaction. With pushes beside the
  * API (mixed workload, 12,000 users, one process), API reads waited up to 0.9 s while PostgreSQL
  * sat idle (p99 29-865 ms over 18 runs); without `multiplex`, 16-31 ms over 6 runs. Turning it off
- * made JobWorker's per-key share test time out under a parallel test load (2 of 2 runs, never with
- * it on), so it stays on until that is understood.
+ * made JobWorker's per-key share test time out under a parallel test load (2 of 2 runs; the same
+ * load passed with it on), so it stays on until that is understood.
  */
 export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client, SqlError.SqlError> =>
   withExtensions(PgClient.layer({
