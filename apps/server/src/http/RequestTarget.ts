@@ -2,14 +2,14 @@
  * The parts of a request target (`/path?query#fragment`) the router-wide checks read, without
  * throwing on any target Node accepts.
  *
- * The path, as `new URL(target, base).pathname` reads it: several router-wide
- * checks ask for it on every request (is this git's, LFS's, the health check's?); parsing a URL
- * each time was 3 % of the server's time under API load. A target made only of characters the URL
- * parser leaves alone, without dot segments, is its own path up to the query; anything else (percent
- * escapes, backslashes, `//`, `.` and `..` segments, non-ASCII) goes through the parser. A target
- * the parser refuses (`/\`, `//`, `//a:99999/x`: Node accepts them as request targets) is read as
- * it came, up to its query: it names no route of git, LFS or the health check, and a check that
- * threw on it answered 500.
+ * The path is what `new URL(target, base).pathname` reads. Several router-wide checks ask for it
+ * on every request (is this git's, LFS's, the health check's?), and parsing a URL each time was 3%
+ * of the server's time under API load. A target made only of characters the URL parser leaves
+ * alone, without dot segments, is its own path up to the query; anything else (percent escapes,
+ * backslashes, `//`, `.` and `..` segments, non-ASCII) goes through the parser. A target the parser
+ * refuses (`/\`, `//`, `//a:99999/x`: Node accepts them as request targets) is read as it came, up
+ * to its query: it names no route of git, LFS or the health check (a check that threw on it
+ * answered 500).
  */
 
 const plainPath = /^\/(?![/\\])[A-Za-z0-9\-_~/.!$&'()*+,;=:@]*/
