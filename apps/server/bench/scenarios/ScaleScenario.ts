@@ -139,18 +139,18 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
         const onServers: MixedWorkload.MixedTarget = { ...target, baseUrls: servers.map((server) => server.url) }
         const runLevel = async (users: number): Promise<boolean> => {
           log(`[${kind}] mixed workload on ${processes} at ${users} users for ${levelSeconds} s`)
-          let finish = () => WorkloadCpu.measureWorkload([])()
+          let finish: (() => WorkloadCpu.WorkloadCpu) | undefined
           const level = await MixedWorkload.runLevel(onServers, prepared, users, levelSeconds, () => {
             finish = WorkloadCpu.measureWorkload(servers.map((server) => server.pid))
           })
-          const cpu = finish()
+          const cpu = finish?.()
           const ok = MixedWorkload.held(level, HELD)
           const line = `mixed ${users} users on ${processes} (${level.apiPerSecond} API/s, ${level.pullsPerSecond} pulls/s, ${level.pushesPerSecond} pushes/s): ` +
             `API p50 ${level.api.p50Ms.toFixed(1)} ms p99 ${level.api.p99Ms.toFixed(1)} ms (${level.api.count}, ${level.api.failures} failed; ` +
             `p99 by call: ${level.apiByCall.map(({ call, stats }) => `${call} ${stats.p99Ms.toFixed(0)}`).join(", ")}); ` +
             `pulls p50 ${level.pulls.p50Ms.toFixed(0)} ms p99 ${level.pulls.p99Ms.toFixed(0)} ms (${level.pulls.count}, ${level.pulls.failures} failed); ` +
             `pushes p50 ${level.pushes.p50Ms.toFixed(0)} ms p99 ${level.pushes.p99Ms.toFixed(0)} ms (${level.pushes.count}, ${level.pushes.failures} failed); ` +
-            `${WorkloadCpu.describeWorkloadCpu(cpu)}; ${ok ? "held" : "not held"}`
+            `${cpu === undefined ? "CPU not measured" : WorkloadCpu.describeWorkloadCpu(cpu)}; ${ok ? "held" : "not held"}`
           notes.push(line)
           log(`[${kind}] ${line}`)
           return ok
