@@ -18,7 +18,7 @@
  * A run that defers (JobDeferred) gives its slot back at once, its attempt uncounted.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Duration, Effect, Exit, FiberSet, Layer, Option, Queue, Schedule } from "effect"
+import { Cause, Duration, Effect, Exit, FiberSet, Layer, Option, PubSub, Queue, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { type Job, JobDeferred, type JobHandler } from "@kiln/domain/coordination/Jobs"
 import { randomUUID } from "node:crypto"
@@ -77,7 +77,12 @@ export const layer = <R>(
   Layer.effectDiscard(Effect.gen(function*() {
     if (handlers.length === 0) return
     const sql = yield* SqlClient.SqlClient
-    const wakeUp = yield* JobWakeUp
+    // This worker's own wake-ups (a slot freed, a NOTIFY heard) and the process's in-process
+    // signals, subscribed before the first claim so none is missed. Its own must not go through the
+    // process's hub: another worker there could take the one signal this one sleeps on.
+    const wakeUp = yield* Queue.sliding<void>(1)
+    const signals = yield* PubSub.subscribe(yield* JobWakeUp)
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(PubSub.take(signals), Queue.offer(wakeUp, undefined))))
     const workerId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
     const byKind = new Map(handlers.map((handler) => [handler.kind, handler]))
     const kinds = JSON.stringify(Object.fromEntries(handlers.map((handler) =>
@@ -139,13 +144,14 @@ export const layer = <R>(
     /** Milliseconds until a pending job of ours becomes claimable, if any (keys at their limit wait for a wake-up). */
     const untilNextDue = Effect.suspend(() =>
       sql<{ wait_ms: unknown }>`
-        SELECT greatest(0, extract(epoch FROM min(greatest(run_at, coalesce(locked_until, run_at))) - now()) * 1000)::float8
-          AS wait_ms
+        SELECT (extract(epoch FROM min(greatest(run_at, coalesce(locked_until, run_at))) - now()) * 1000)::float8 AS wait_ms
         FROM jobs
         WHERE done_at IS NULL AND kind IN (SELECT jsonb_object_keys(${kinds}::jsonb))
           AND (fairness_key IS NULL OR fairness_key NOT IN (SELECT jsonb_array_elements_text(${shares().full}::jsonb)))`
     ).pipe(
-      Effect.map(([row]) => row?.wait_ms === null || row?.wait_ms === undefined ? undefined : Number(row.wait_ms))
+      // Clamped here, not with SQL's greatest(0, …), which would turn "nothing pending" (NULL) into
+      // 0 and make the worker poll without pause while a key is at its limit.
+      Effect.map(([row]) => row?.wait_ms === null || row?.wait_ms === undefined ? undefined : Math.max(0, Number(row.wait_ms)))
     )
 
     const ours = (job: Job) => sql`id = ${job.id} AND locked_by = ${workerId} AND attempts = ${job.attempts}`

@@ -6,15 +6,18 @@
  * in-process signal may fire before the enqueuing transaction commits; the worker's claim then
  * queues behind that transaction on the single connection and sees its outcome.
  */
-import { Context, Effect, Layer, Queue } from "effect"
+import { Context, Effect, Layer, PubSub } from "effect"
 import { SqlClient } from "effect/sql"
 import { Jobs } from "@kiln/domain/coordination/Jobs"
 
 /** The channel workers listen on; the payload is the job's kind. */
 export const channel = "kiln_jobs"
 
-/** Wakes this process's worker: a sliding queue of one, so signals coalesce. */
-export class JobWakeUp extends Context.Service<JobWakeUp, Queue.Queue<void>>()("@kiln/postgres/coordination/JobWakeUp") {}
+/**
+ * Wakes every worker of this process: each subscribes, so one worker taking a signal never hides
+ * it from another. A sliding hub of one, so signals coalesce.
+ */
+export class JobWakeUp extends Context.Service<JobWakeUp, PubSub.PubSub<void>>()("@kiln/postgres/coordination/JobWakeUp") {}
 
 export interface Options {
   /** True on a PostgreSQL server (wake-ups through NOTIFY); false on the embedded database. */
@@ -24,11 +27,11 @@ export interface Options {
 export const layer = (options: Options): Layer.Layer<Jobs | JobWakeUp, never, SqlClient.SqlClient> =>
   Layer.effectContext(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const wakeUp = yield* Queue.sliding<void>(1)
+    const wakeUp = yield* PubSub.sliding<void>(1)
     const announce = (kind: string) =>
       options.notify
         ? sql`SELECT pg_notify(${channel}, ${kind})`.pipe(Effect.asVoid)
-        : Queue.offer(wakeUp, undefined).pipe(Effect.asVoid)
+        : PubSub.publish(wakeUp, undefined).pipe(Effect.asVoid)
 
     const jobs = Jobs.of({
       enqueue: (kind, key, payload, enqueueOptions) =>

@@ -6,7 +6,7 @@
  * Workers poll only every minute here, so a job that runs at all was woken.
  */
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Effect, Layer, Ref, Scope } from "effect"
+import { Deferred, Effect, Layer, Ref, Scope, Tracer } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { type Job, JobDeferred, JobFailed, type JobHandler, Jobs } from "@kiln/domain/coordination/Jobs"
@@ -263,6 +263,91 @@ layer(JobsLive, { timeout: "120 seconds" })("Jobs on PostgreSQL", (it) => {
         ))
       }))
       assert.strictEqual(yield* Ref.get(most), 2)
+    })))
+
+  it.effect("a worker with nothing due sleeps until its poll or a wake-up, asking the database nothing meanwhile", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const jobs = yield* Jobs
+      let statements = 0
+      const counting = Tracer.make({
+        span: (options) => {
+          if (options.kind === "client") statements++
+          return new Tracer.NativeSpan(options)
+        }
+      })
+      // A key at its limit with its other jobs waiting, and then nothing pending at all: either way
+      // there is no due time to wait for ("no row" once read as "due now", a claim every millisecond).
+      const release = yield* Deferred.make<void>()
+      const limited: JobHandler = {
+        kind: "limited",
+        retry: RetrySchedule.never,
+        lease: 60_000,
+        perKeyConcurrency: 1,
+        run: () => Deferred.await(release)
+      }
+      yield* jobs.enqueue("limited", "running", null, { fairnessKey: "owner:one" })
+      yield* jobs.enqueue("limited", "waiting", null, { fairnessKey: "owner:one" })
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* Layer.build(JobWorker.layer([limited], workerOptions)).pipe(Effect.withTracer(counting))
+        yield* Effect.sleep("300 millis")
+        const atLimit = statements
+        yield* Effect.sleep("500 millis")
+        assert.isAtMost(statements - atLimit, 2, "statements while a key waited at its limit")
+        yield* Deferred.succeed(release, undefined)
+        yield* eventually(Effect.map(jobRow("limited", "waiting"), (row) => row?.done ? row : undefined))
+        yield* Effect.sleep("300 millis")
+        const idle = statements
+        yield* Effect.sleep("500 millis")
+        assert.isAtMost(statements - idle, 2, "statements with nothing pending")
+      }))
+    })))
+
+  it.effect("a worker is woken by its own freed slot, whatever other workers share its process", () =>
+    TestClock.withLive(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const jobs = yield* Jobs
+      const started = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const seen = yield* Ref.make<ReadonlyArray<string>>([])
+      // One job of the key at a time, so the second starts only when the first's slot is freed,
+      // and with a minute's poll only a wake-up starts it. The other workers have their one slot
+      // taken by a run that never ends and sleep waiting for wake-ups, since before this worker did;
+      // when a process's workers shared one queue of signals, they took this worker's.
+      const oneAtATime: JobHandler = {
+        kind: "pair",
+        retry: RetrySchedule.never,
+        lease: 60_000,
+        perKeyConcurrency: 1,
+        run: (job) =>
+          Effect.gen(function*() {
+            if (job.key === "first") {
+              yield* Deferred.succeed(started, undefined)
+              yield* Deferred.await(release)
+            }
+            yield* Ref.update(seen, (all) => [...all, job.key])
+          })
+      }
+      const stuck: JobHandler = { kind: "stuck", retry: RetrySchedule.never, lease: 60_000, run: () => Effect.never }
+      yield* Effect.scoped(Effect.gen(function*() {
+        for (let i = 0; i < 3; i++) {
+          yield* jobs.enqueue("stuck", `stuck-${i}`, null)
+          yield* Layer.build(JobWorker.layer([stuck], { ...workerOptions, concurrency: 1 }))
+        }
+        yield* eventually(Effect.map(
+          sql<{ n: unknown }>`SELECT count(*) AS n FROM jobs WHERE kind = 'stuck' AND locked_by IS NOT NULL`,
+          ([row]) => Number(row?.n) === 3 ? true : undefined
+        ))
+        yield* jobs.enqueue("pair", "first", null, { fairnessKey: "owner:one" })
+        yield* jobs.enqueue("pair", "second", null, { fairnessKey: "owner:one" })
+        yield* Layer.build(JobWorker.layer([oneAtATime], workerOptions))
+        yield* Deferred.await(started)
+        yield* Effect.sleep("200 millis")
+        yield* Deferred.succeed(release, undefined)
+        yield* eventually(Effect.map(Ref.get(seen), (done) => done.length === 2 ? done : undefined)).pipe(
+          Effect.timeoutOrElse({ duration: "20 seconds", orElse: () => Effect.die("the second job waited for the poll: the freed slot's wake-up went to another worker") })
+        )
+      }))
+      assert.deepStrictEqual(yield* Ref.get(seen), ["first", "second"])
     })))
 
   it.effect("a run that defers gives its slot back and is not counted as an attempt", () =>
