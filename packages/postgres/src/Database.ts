@@ -61,26 +61,22 @@ const withExtensions = <E>(client: Layer.Layer<Client, E>): Layer.Layer<Client, 
 export const SERVER_CONNECTIONS = 10
 
 /**
- * A PostgreSQL server. bench/pkLookup.ts (64 fibers doing PK lookups on loopback Postgres 15, a
- * busy 2-core machine) gave 5-16k queries/s without `multiplex` at any pool size from 1 to 20, and
- * 20-60k/s with it at pool sizes 2 to 20 (no consistent order between those), 8-19k/s with it on a
- * single connection. Pipelining is what pays; a connection takes 32 pipelined statements before
- * the pool opens another, so the pool size mostly bounds concurrent transactions, which each
- * reserve a connection. Hence `multiplex` on and 10 connections.
+ * A PostgreSQL server: 10 connections, each running one statement or transaction at a time.
  *
- * Known cost (issue 30): a transaction pins a shared connection without waiting for the statements
- * already leased on it (Pool.reserve), which then wait out the transaction. With pushes beside the
- * API (mixed workload, 12,000 users, one process), API reads waited up to 0.9 s while PostgreSQL
- * sat idle (p99 29-865 ms over 18 runs); without `multiplex`, 16-31 ms over 6 runs. Turning it off
- * made JobWorker's per-key share test time out under a parallel test load (2 of 2 runs; the same
- * load passed with it on), so it stays on until that is understood.
+ * Not `multiplex`, although pipelining statements on shared connections made bare primary-key
+ * lookups 2-4x faster (bench/pkLookup.ts): a transaction pins a shared connection without waiting
+ * for the statements already leased on it (Pool.reserve), which then wait out the transaction. With
+ * pushes beside the API (mixed workload, 12,000 users, one process), API reads waited up to 0.9 s
+ * while PostgreSQL sat idle: p99 29-865 ms over 18 runs multiplexed, 16-31 ms over 6 runs not, and
+ * one process then held 10,000 users instead of 8,000, with GET user and GET repository rates
+ * unchanged (issue 30).
  */
 export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client, SqlError.SqlError> =>
   withExtensions(PgClient.layer({
     url,
     ...ConnectionUrl.defaultNames(url),
     maxConnections: SERVER_CONNECTIONS,
-    multiplex: true
+    multiplex: false
   }))
 
 /**
