@@ -58,6 +58,36 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("edits validated", (it) =>
       assert.strictEqual(empty.status, 201, empty.text)
     }))
 
+  it.effect("binds an administrator's edit of a user by Forgejo's MaxSize rules, in the order of its fields", () =>
+    Effect.gen(function*() {
+      yield* createUser("lengthy")
+      const edit = (json: Record<string, unknown>) =>
+        request("PATCH", "/api/v1/admin/users/lengthy", { auth: admin, json: { login_name: "lengthy", source_id: 0, ...json } })
+      // Characters, not bytes: 100 two-byte characters are within full_name's 100.
+      const within = { full_name: "é".repeat(100), location: "l".repeat(50), pronouns: "p".repeat(50), description: "d".repeat(255) }
+      const accepted = yield* edit(within)
+      assert.strictEqual(accepted.status, 200, accepted.text)
+      const longWebsite = `https://example.com/${"w".repeat(236)}`
+      for (const [json, field] of [
+        [{ email: `${"e".repeat(250)}@x.io` }, "Email"],
+        [{ full_name: "f".repeat(101) }, "FullName"],
+        [{ password: "p".repeat(256) }, "Password"],
+        [{ website: longWebsite }, "Website"],
+        [{ location: "l".repeat(51) }, "Location"],
+        [{ pronouns: "p".repeat(51) }, "Pronouns"],
+        [{ description: "d".repeat(256) }, "Description"],
+        [{ full_name: "f".repeat(101), description: "d".repeat(256) }, "FullName"]
+      ] as const) {
+        const refused = yield* edit(json)
+        assert.deepStrictEqual([refused.status, refused.body], [422, invalid(`[${field}]: MaxSize`)], JSON.stringify(json).slice(0, 60))
+      }
+      const user = yield* request("GET", "/api/v1/users/lengthy", { auth: admin })
+      assert.deepStrictEqual(
+        [at(user.body, "full_name"), at(user.body, "location"), at(user.body, "pronouns"), at(user.body, "description")],
+        [within.full_name, within.location, within.pronouns, within.description]
+      )
+    }))
+
   it.effect("changes nothing of a user when a later check fails", () =>
     Effect.gen(function*() {
       // root is the only administrator: demoting it fails after the password was accepted.

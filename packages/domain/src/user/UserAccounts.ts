@@ -7,6 +7,7 @@ import { AlreadyExists, Conflict, Invalid, NotFound } from "../errors.ts"
 import type { Page, PageRequest } from "../Paging.ts"
 import { PasswordDerivations } from "../auth/PasswordDerivations.ts"
 import { PasswordHasher } from "../auth/PasswordHasher.ts"
+import { checkMaxSize } from "../binding/MaxSize.ts"
 import { isValidHttpUrl } from "../org/HttpUrl.ts"
 import { Transactions } from "../repo/Transactions.ts"
 import { bindEmailForAdmin, checkEmailForAdmin } from "./EmailAddress.ts"
@@ -160,11 +161,19 @@ export const layer: Layer.Layer<UserAccounts, never, UserStore | PasswordHasher 
     })
 
     const edit = Effect.fnUntraced(function*(name: string, input: EditAccountInput) {
-      // Forgejo assigns the account (404) before it binds the option (`OmitEmpty;ValidUrl`).
+      // Forgejo assigns the account (404) before it binds the option, whose rules run in the
+      // order of its fields.
       const user = yield* byName(name)
+      yield* checkMaxSize("Email", input.email, 254)
+      yield* checkMaxSize("FullName", input.fullName, 100)
+      yield* checkMaxSize("Password", input.password === undefined ? undefined : passwordText(input.password), 255)
       if (input.website !== undefined && input.website !== "" && !isValidHttpUrl(input.website)) {
         return yield* new Invalid({ field: "Website", message: "[Website]: Url" })
       }
+      yield* checkMaxSize("Website", input.website, 255)
+      yield* checkMaxSize("Location", input.location, 50)
+      yield* checkMaxSize("Pronouns", input.pronouns, 50)
+      yield* checkMaxSize("Description", input.description, 255)
       if ((input.sourceId === undefined) !== (input.loginName === undefined)) {
         return yield* new Invalid({ message: "source_id and login_name must be specified together" })
       }
