@@ -147,7 +147,7 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
           const ok = MixedWorkload.held(level, HELD)
           const line = `mixed ${users} users on ${processes} (${level.apiPerSecond} API/s, ${level.pullsPerSecond} pulls/s, ${level.pushesPerSecond} pushes/s): ` +
             `API p50 ${level.api.p50Ms.toFixed(1)} ms p99 ${level.api.p99Ms.toFixed(1)} ms (${level.api.count}, ${level.api.failures} failed; ` +
-            `p99 by call: ${level.apiByCall.map(({ call, stats }) => `${call} ${stats.p99Ms.toFixed(0)}`).join(", ")}); ` +
+            `p99 by call: ${level.apiByCall.map(({ call, stats }) => `${call} ${stats.p99Ms.toFixed(0)}${stats.failures > 0 ? ` (${stats.failures} failed)` : ""}`).join(", ")}); ` +
             `pulls p50 ${level.pulls.p50Ms.toFixed(0)} ms p99 ${level.pulls.p99Ms.toFixed(0)} ms (${level.pulls.count}, ${level.pulls.failures} failed); ` +
             `pushes p50 ${level.pushes.p50Ms.toFixed(0)} ms p99 ${level.pushes.p99Ms.toFixed(0)} ms (${level.pushes.count}, ${level.pushes.failures} failed); ` +
             `${cpu === undefined ? "CPU not measured" : WorkloadCpu.describeWorkloadCpu(cpu)}; ${ok ? "held" : "not held"}`
