@@ -1,7 +1,7 @@
 /**
  * Git over SSH with the real OpenSSH client against the server as operators run it (the bundle):
  * clone, fetch and push with protocol v0 and v2, Forgejo's path forms, renamed repositories,
- * refusals (wrong key, deleted key, read-only deploy key, archived repository, non-git command,
+ * refusals (wrong key, deleted key, read-only deploy key, archived repository, disabled account, non-git command,
  * shell), 40 concurrent pushes, and a SIGKILL mid-push healed like HTTP's.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -138,6 +138,33 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
     assert.strictEqual((await sshGit(temporary, sshPort).run(["ls-remote", url])).code, 0)
     assert.strictEqual((await api("DELETE", `/admin/users/root/keys/${(added.json as { id: number }).id}`)).status, 204)
     assert.notStrictEqual((await sshGit(temporary, sshPort).run(["ls-remote", url])).code, 0)
+  })
+
+  it("lets an account that must change its password use git, as Forgejo's serv does; a disabled one not", async () => {
+    // Created by an administrator: must_change_password defaults to true.
+    const created = await api("POST", "/admin/users", { username: "newcomer", email: "newcomer@example.com", password: "newcomer-password" })
+    assert.strictEqual(created.status, 201)
+    assert.strictEqual((created.json as { must_change_password?: boolean }).must_change_password ?? true, true)
+    const newcomer = makeKeyPair()
+    assert.strictEqual((await api("POST", "/admin/users/newcomer/keys", { title: "first", key: newcomer.publicKey })).status, 201)
+    assert.strictEqual((await api("POST", "/admin/users/newcomer/repos", { name: "start", auto_init: true })).status, 201)
+    // The API refuses the account until the password is changed.
+    const self = await fetch(`http://127.0.0.1:${httpPort}/api/v1/user`, {
+      headers: { authorization: `Basic ${Buffer.from("newcomer:newcomer-password").toString("base64")}` }
+    })
+    assert.strictEqual(self.status, 403)
+
+    const git = sshGit(newcomer, sshPort)
+    const url = `ssh://git@127.0.0.1:${sshPort}/newcomer/start.git`
+    const dir = join(git.home, "n")
+    const cloned = await git.run(["clone", "-q", url, dir])
+    assert.strictEqual(cloned.code, 0, cloned.stderr)
+    await git.run(["commit", "-q", "--allow-empty", "-m", "first"], dir)
+    const pushed = await git.run(["push", "-q", "origin", "HEAD:refs/heads/first"], dir)
+    assert.strictEqual(pushed.code, 0, pushed.stderr)
+
+    assert.strictEqual((await api("PATCH", "/admin/users/newcomer", { login_name: "newcomer", source_id: 0, prohibit_login: true })).status, 200)
+    assert.notStrictEqual((await git.run(["ls-remote", url])).code, 0)
   })
 
   it("lets a read-only deploy key read but not push, and refuses pushes to an archived repository", async () => {

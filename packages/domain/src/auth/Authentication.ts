@@ -17,7 +17,7 @@
  */
 import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest, Mac } from "effect/crypto"
-import type { User } from "../user/User.ts"
+import { isDisabled, type User } from "../user/User.ts"
 import { EMAIL_MAX_LENGTH } from "../user/EmailAddress.ts"
 import { USER_NAME_MAX_LENGTH } from "../user/UserName.ts"
 import { UserStore } from "../user/UserStore.ts"
@@ -240,7 +240,7 @@ export const layer: Layer.Layer<
       authenticate,
       accountRefusal: (user, rootUrl) => {
         // Forgejo refuses a deactivated account the same way (without e-mail confirmation enabled).
-        if (user.prohibitLogin || !user.active) {
+        if (isDisabled(user)) {
           return Option.some("This account is prohibited from signing in, please contact your site administrator.")
         }
         if (user.mustChangePassword) {

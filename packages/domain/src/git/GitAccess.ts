@@ -19,7 +19,7 @@
  * The decision is data: each transport words it its own way (an HTTP status, a line on stderr).
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
-import { Authentication, type Principal } from "../auth/Authentication.ts"
+import type { Principal } from "../auth/Authentication.ts"
 import { hasScopes, isPublicOnly } from "../auth/AccessTokenScope.ts"
 import { atLeast } from "../org/AccessMode.ts"
 import type { RepositoryAccess } from "../org/RepositoryAccess.ts"
@@ -29,7 +29,7 @@ import { isPublicRepository, Repositories } from "../repo/Repositories.ts"
 import type { OwnedRepository } from "../repo/Repository.ts"
 import { RepositoryRedirectStore } from "../repo/RepositoryRedirectStore.ts"
 import { RepositoryStore } from "../repo/RepositoryStore.ts"
-import type { User } from "../user/User.ts"
+import { isDisabled, type User } from "../user/User.ts"
 import { UserStore } from "../user/UserStore.ts"
 
 /** `read`: clone, fetch, archive, LFS download. `write`: push, LFS upload and locks. */
@@ -171,11 +171,10 @@ export class GitAccess extends Context.Service<GitAccess, {
 export const layer: Layer.Layer<
   GitAccess,
   never,
-  Authentication | Repositories | QuotaEnforcement | RepositoryStore | RepositoryRedirectStore | UserStore
+  Repositories | QuotaEnforcement | RepositoryStore | RepositoryRedirectStore | UserStore
 > = Layer.effect(
   GitAccess,
   Effect.gen(function*() {
-    const authentication = yield* Authentication
     const repositories = yield* Repositories
     const quotas = yield* QuotaEnforcement
     const store = yield* RepositoryStore
@@ -227,10 +226,9 @@ export const layer: Layer.Layer<
       const quotaSubject = options?.quotaSubject ?? "size:repos:all"
       if (caller._tag === "DeployKey") return yield* forDeployKey(caller, owner, repo, operation, quotaSubject)
       const user = caller._tag === "Signed" ? Option.some(caller.principal.user) : Option.none<User>()
-      // The refusal's text needs no root URL here: only whether there is one counts.
-      if (Option.isSome(user) && Option.isSome(authentication.accountRefusal(user.value, "/"))) {
-        return forbidden("account-disabled")
-      }
+      // Only a disabled account: Forgejo's `serv` lets one that must change its password use git
+      // (over HTTP the request was refused before, as every other route refuses it).
+      if (Option.isSome(user) && isDisabled(user.value)) return forbidden("account-disabled")
       const found = yield* Effect.result(repositories.accessible(user, owner, repo))
       if (Result.isFailure(found)) {
         const { failure } = found

@@ -12,7 +12,7 @@ import { Option } from "effect"
 import { type AccessMode, atLeast, higherAccess, highestAccess } from "../org/AccessMode.ts"
 import { canSeeAccount } from "../org/OrgVisibility.ts"
 import { isOwnerTeam, type Team, teamUnitMode } from "../org/Team.ts"
-import type { User } from "../user/User.ts"
+import { isDisabled, type User } from "../user/User.ts"
 
 export interface PackageAccessInput {
   readonly caller: Option.Option<User>
@@ -24,7 +24,7 @@ export interface PackageAccessInput {
 
 export const packageAccess = (input: PackageAccessInput): AccessMode => {
   const { caller, owner } = input
-  if (Option.isSome(caller) && (!caller.value.active || caller.value.prohibitLogin)) return "none"
+  if (Option.isSome(caller) && isDisabled(caller.value)) return "none"
   if (owner.kind === "organization") {
     let mode: AccessMode = "none"
     if (Option.isSome(caller)) {

@@ -7,7 +7,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { deployKey, type GitCaller, signed } from "../git/GitAccess.ts"
 import { DeployKeyStore } from "../repo/DeployKeyStore.ts"
-import type { User } from "../user/User.ts"
+import { isDisabled, type User } from "../user/User.ts"
 import { UserStore } from "../user/UserStore.ts"
 import { type StoredSshKey, SshKeyStore } from "./SshKeyStore.ts"
 
@@ -40,7 +40,7 @@ export const layer: Layer.Layer<SshIdentities, never, SshKeyStore | DeployKeySto
       }
       if (key.ownerId === undefined) return Option.none<SshIdentity>()
       const user = yield* users.findById(key.ownerId)
-      if (Option.isNone(user) || user.value.prohibitLogin || !user.value.active) return Option.none<SshIdentity>()
+      if (Option.isNone(user) || isDisabled(user.value)) return Option.none<SshIdentity>()
       const caller = signed({ user: user.value, method: "ssh-key", scopes: Option.none() })
       return Option.some<SshIdentity>({ key, caller, user })
     })

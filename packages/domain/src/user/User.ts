@@ -51,6 +51,9 @@ export type AccountChanges = Partial<Omit<User, "id" | "kind" | "createdAt">>
 
 export const isOrganization = (user: User): boolean => user.kind === "organization"
 
+/** A deactivated account, or one prohibited from signing in: Forgejo's "Your account is disabled." */
+export const isDisabled = (user: User): boolean => user.prohibitLogin || !user.active
+
 /** A new account with Forgejo's defaults for every field not given. */
 export const newAccount = (
   fields: Pick<NewAccount, "name" | "kind" | "createdAt"> & Partial<NewAccount>
