@@ -1,8 +1,8 @@
 /**
  * Git over SSH with the real OpenSSH client against the server as operators run it (the bundle):
  * clone, fetch and push with protocol v0 and v2, Forgejo's path forms, renamed repositories,
- * refusals (wrong key, deleted key, read-only deploy key, archived repository, disabled account, non-git command,
- * shell), 40 concurrent pushes, and a SIGKILL mid-push healed like HTTP's.
+ * refusals (wrong key, deleted key, read-only deploy key, archived repository, disabled account,
+ * non-git command, shell), 40 concurrent pushes, and a SIGKILL mid-push healed like HTTP's.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
