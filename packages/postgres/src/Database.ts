@@ -67,9 +67,10 @@ export const SERVER_CONNECTIONS = 10
  * lookups 2-4x faster (bench/pkLookup.ts): a transaction pins a shared connection without waiting
  * for the statements already leased on it (Pool.reserve), which then wait out the transaction. With
  * pushes beside the API (mixed workload, 12,000 users, one process), API reads waited up to 0.9 s
- * while PostgreSQL sat idle: p99 29-865 ms over 18 runs multiplexed, 16-31 ms over 6 runs not, and
- * one process then held 10,000 users instead of 8,000, with GET user and GET repository rates
- * unchanged (issue 30).
+ * while PostgreSQL sat idle: p99 29-865 ms over 18 runs multiplexed, 16-31 ms over 6 runs not; one
+ * process holds 14,000-16,000 users of that workload instead of 8,000. The price is paid under pure
+ * reads: GET repository at 64 connections measured from unchanged to 39% slower (single runs whose
+ * windows moved ±25%). Keeping both needs transactions on a pool of their own (issue 30's note).
  */
 export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client, SqlError.SqlError> =>
   withExtensions(PgClient.layer({
