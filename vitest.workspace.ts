@@ -4,13 +4,21 @@ import { defineProject } from "vitest/config"
 const project = (name: string, root: string, testTimeout = 10_000, globalSetup: ReadonlyArray<string> = []) =>
   defineProject({ test: { name, root, include: ["test/**/*.test.ts"], testTimeout, hookTimeout: 120_000, globalSetup: [...globalSetup] } })
 
-export default [
-  project("domain", "packages/domain"),
+/** The projects whose tests open a database: the ones a run on a PostgreSQL server repeats. */
+const withDatabase = [
   project("postgres", "packages/postgres", 60_000),
+  project("server", "apps/server", 60_000, ["test/support/globalSetup.ts"])
+]
+
+const withoutDatabase = [
+  project("domain", "packages/domain"),
   project("git", "packages/git", 60_000),
   project("markdown", "packages/markdown", 30_000),
   project("openpgp", "packages/openpgp", 30_000),
   project("blobs", "packages/blobs", 30_000),
-  project("server", "apps/server", 60_000, ["test/support/globalSetup.ts"]),
   project("example", "apps/example-portal", 600_000)
 ]
+
+// On a PostgreSQL server (KILN_TEST_DATABASE_URL) the projects that never open a database would
+// only repeat the embedded run's work, byte for byte: a CI run runs them once.
+export default process.env["KILN_TEST_DATABASE_URL"] ? withDatabase : [...withDatabase, ...withoutDatabase]

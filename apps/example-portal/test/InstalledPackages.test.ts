@@ -39,9 +39,7 @@ describe("the packed packages", () => {
       await inWorkspace(["-r", "--filter", "./packages/*", "build"])
       await inWorkspace(["--filter", "@kiln/server", "build:lib"])
       const tarballs = join(root, "tarballs")
-      for (const path of packages) {
-        await inWorkspace(["pack", "--pack-destination", tarballs], join(workspace, path))
-      }
+      await inWorkspace(["-r", ...packages.flatMap((path) => ["--filter", `./${path}`]), "pack", "--pack-destination", tarballs])
       const packed = readdirSync(tarballs)
       assert.strictEqual(packed.length, packages.length, packed.join(", "))
 
