@@ -14,7 +14,7 @@ import * as BenchDatabase from "../BenchDatabase.ts"
 import type { ChildServer } from "../ChildServer.ts"
 import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { runLoad } from "../LoadGenerator.ts"
-import { childProcesses, type OwnAndChildren, sampleOwnAndChildren } from "../ThreadCpu.ts"
+import { childProcesses, type OwnAndChildren, sampleOwnAndChildren, sampleProcess } from "../ThreadCpu.ts"
 import { below, type BenchSettings, type DatabaseReport, type Scenario, type TargetCheck, validity } from "../Scenario.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
@@ -133,14 +133,20 @@ const createRepository = async (url: string, token: string, name: string) => {
 }
 
 interface OperationCpu {
-  /** Milliseconds summed over the rounds. */
+  /** Milliseconds summed over the rounds: the server's and its launcher's own CPU (Kiln's). */
   server: number
   /** The kernel's part of `server`. */
   serverSystem: number
+  /** Of `server`: the server's main thread (its event loop), its other threads (libuv's pool, V8's helpers), the launcher. */
+  mainThread: number
+  otherThreads: number
+  launcher: number
   git: number
   client: number
   wall: number
 }
+
+const noCpu = (): OperationCpu => ({ server: 0, serverSystem: 0, mainThread: 0, otherThreads: 0, launcher: 0, git: 0, client: 0, wall: 0 })
 
 /**
  * A working clone of `source` pushes SMALL_COMMITS new commits to `remote` (which already holds
@@ -160,20 +166,25 @@ export const smallOperations = async (env: NodeJS.ProcessEnv, source: string, di
   // includes the receiving git's, the whole cost of a push without Kiln.
   const onDisk = Path.join(directory, "on-disk.git")
   await git(env, ["clone", "-q", "--bare", `file://${source}`, onDisk])
-  const diskPush: OperationCpu = { server: 0, serverSystem: 0, git: 0, client: 0, wall: 0 }
-  const push: OperationCpu = { server: 0, serverSystem: 0, git: 0, client: 0, wall: 0 }
-  const fetch: OperationCpu = { server: 0, serverSystem: 0, git: 0, client: 0, wall: 0 }
+  const diskPush = noCpu()
+  const push = noCpu()
+  const fetch = noCpu()
   // The server and its helper processes (the git launcher, a Node process that starts git for it):
   // their own CPU is Kiln's, their reaped children's is git's.
-  const sampleServer = (): OwnAndChildren | undefined => {
-    const samples = [serverPid, ...childProcesses(serverPid, "GitLauncherProcess")].map(sampleOwnAndChildren)
-    if (samples[0] === undefined) return undefined
-    return samples.reduce<OwnAndChildren>((sum, sample) =>
+  type ServerSample = OwnAndChildren & { readonly launcher: number; readonly mainThread: number }
+  const sampleServer = (): ServerSample | undefined => {
+    const own = sampleOwnAndChildren(serverPid)
+    const mainThread = sampleProcess(serverPid)?.get("main thread")
+    if (own === undefined || mainThread === undefined) return undefined
+    const launchers = childProcesses(serverPid, "GitLauncherProcess").map(sampleOwnAndChildren)
+    return launchers.reduce<ServerSample>((sum, sample) =>
       sample === undefined ? sum : {
+        ...sum,
         own: sum.own + sample.own,
         ownSystem: sum.ownSystem + sample.ownSystem,
-        children: sum.children + sample.children
-      }, { own: 0, ownSystem: 0, children: 0 })
+        children: sum.children + sample.children,
+        launcher: sum.launcher + sample.own
+      }, { ...own, launcher: 0, mainThread })
   }
   const measure = async (into: OperationCpu, run: () => Promise<unknown>) => {
     const server = sampleServer()
@@ -188,6 +199,9 @@ export const smallOperations = async (env: NodeJS.ProcessEnv, source: string, di
     if (server === undefined || serverAfter === undefined || client === undefined || clientAfter === undefined) return
     into.server += (serverAfter.own - server.own) * 1000
     into.serverSystem += (serverAfter.ownSystem - server.ownSystem) * 1000
+    into.mainThread += (serverAfter.mainThread - server.mainThread) * 1000
+    into.launcher += (serverAfter.launcher - server.launcher) * 1000
+    into.otherThreads += ((serverAfter.own - serverAfter.launcher - serverAfter.mainThread) - (server.own - server.launcher - server.mainThread)) * 1000
     into.git += (serverAfter.children - server.children) * 1000
     into.client += (clientAfter.children - client.children) * 1000
   }
@@ -219,7 +233,10 @@ const runOn = async (
   const database = await BenchDatabase.create(kind, settings.postgresUrl)
   let server: ChildServer | undefined
   try {
-    server = await startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log") })
+    // Profiled (--cpu-prof), the server that takes the pushes, clones and small operations writes its
+    // profile when it stops, before the branch list's load: that load would bury git's path.
+    const nodeFlags = settings.cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", Path.join(settings.cpuProfileDir, `git-${kind}`)]
+    server = await startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log"), nodeFlags })
     const token = await createToken(server.url, admin, "git-bench")
     const remote = (name: string) => {
       const url = new URL(`${server?.url}/${admin.username}/${name}.git`)
@@ -270,7 +287,9 @@ const runOn = async (
     const perOp = (ms: number) => (ms / SMALL_ROUNDS).toFixed(1)
     for (const [label, cpu] of [["push", small.push], ["fetch", small.fetch]] as const) {
       const line = `${label} of ${SMALL_COMMITS} new commits (${SMALL_ROUNDS} rounds): Kiln CPU (server and git launcher) ${perOp(cpu.server)} ms, ` +
-        `git CPU ${perOp(cpu.git)} ms per operation, ×${(cpu.server / cpu.git).toFixed(2)}; ` +
+        `git CPU ${perOp(cpu.git)} ms per operation, ×${(cpu.server / cpu.git).toFixed(2)} ` +
+        `(Kiln's: main thread ${perOp(cpu.mainThread)}, other threads ${perOp(cpu.otherThreads)}, launcher ${perOp(cpu.launcher)}; ` +
+        `kernel ${perOp(cpu.serverSystem)}); ` +
         `client ${perOp(cpu.client)} ms, wall ${perOp(cpu.wall)} ms`
       log(`[${kind}] ${line}`)
       notes.push(line)
@@ -281,6 +300,11 @@ const runOn = async (
       `${perOp(small.diskPush.wall)} ms wall; through Kiln all CPU (client + Kiln + git) ×${pushCpuRatio.toFixed(2)}`
     log(`[${kind}] ${diskLine}`)
     notes.push(diskLine)
+
+    if (nodeFlags.length > 0) {
+      await server.stop()
+      server = await startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log") })
+    }
 
     // 500 branches over the 300 commits, pushed at once; then the first page of the list under load.
     await createRepository(server.url, token, "branchy")
