@@ -26,7 +26,7 @@ const readText = (path: string): Promise<string | undefined> =>
     throw error
   })
 
-/** Loose refs under `refs/`: an object id or a `ref: <target>` each. */
+/** Loose refs under `refs/` as stored: an object id or a `ref: <target>` each, and a newline. */
 const readLoose = async (gitdir: string): Promise<Map<string, string>> => {
   const found = new Map<string, string>()
   const visit = async (relative: string): Promise<void> => {
@@ -40,7 +40,7 @@ const readLoose = async (gitdir: string): Promise<Map<string, string>> => {
       // A ref being written (`<ref>.lock`) is not a ref yet.
       if (!entry.isFile() || entry.name.endsWith(".lock")) return
       const content = await readText(join(gitdir, name))
-      if (content !== undefined) found.set(name, content.trim())
+      if (content !== undefined) found.set(name, content)
     }))
   }
   await visit("refs")
@@ -59,13 +59,27 @@ const readPacked = async (gitdir: string): Promise<Map<string, string>> => {
   return packed
 }
 
+/**
+ * Everything a ref listing of the repository depends on but its objects (which an id fixes for
+ * good): its config, `HEAD`, `packed-refs` and the loose refs as they are stored, in one text that
+ * is equal for two reads exactly when all of those are. Undefined when refs are not kept in files.
+ */
+export const refState = async (gitdir: string): Promise<string | undefined> => {
+  const config = await readText(join(gitdir, "config"))
+  if (config !== undefined && /^\s*refstorage\s*=/im.test(config)) return undefined
+  const head = await readText(join(gitdir, "HEAD"))
+  const loose = [...await readLoose(gitdir)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const packed = await readText(join(gitdir, "packed-refs"))
+  return JSON.stringify([config ?? null, head ?? null, packed ?? null, loose])
+}
+
 /** Every ref under `refs/` with the object it points at; undefined when the repository does not keep its refs in files. */
 export const readRefFiles = async (gitdir: string): Promise<Map<string, string> | undefined> => {
   const config = await readText(join(gitdir, "config"))
   if (config !== undefined && /^\s*refstorage\s*=/im.test(config)) return undefined
   const loose = await readLoose(gitdir)
   const packed = await readPacked(gitdir)
-  const raw = new Map([...packed, ...loose])
+  const raw = new Map([...packed, ...[...loose].map(([name, value]) => [name, value.trim()] as const)])
   /** A symbolic ref followed to its object, as for-each-ref shows it; undefined when it leads nowhere. */
   const resolve = (value: string, depth: number): string | undefined => {
     if (objectId.test(value)) return value

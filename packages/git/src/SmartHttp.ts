@@ -1,19 +1,22 @@
 /**
  * Git's smart HTTP protocol for `/{owner}/{repo}(.git)/(info/refs|git-upload-pack|git-receive-pack)`,
  * served by the stock `git upload-pack` / `git receive-pack --stateless-rpc`, as Forgejo does.
- * Bodies stream straight through between the socket and git (packs never sit in memory); who may
- * read or push is asked of the caller, and pushes are followed by a callback under a per-repository
- * lock.
+ * Bodies stream straight through between the socket and git (packs never sit in memory), but for
+ * small protocol v2 requests, read whole to answer `ls-refs` from memory when git's answer cannot
+ * have changed (LsRefsAnswers.ts); who may read or push is asked of the caller, and pushes are
+ * followed by a callback under a per-repository lock.
  */
 import { once } from "node:events"
 import { stat } from "node:fs/promises"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { Readable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { createGunzip } from "node:zlib"
 import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
 import { type GitProcess, startGit as launch } from "./launcher/GitLauncher.ts"
+import { type GitAnswer, isLsRefsRequest, LsRefsAnswers } from "./LsRefsAnswers.ts"
 import { isProtocolV2, ProtocolV2Capabilities } from "./ProtocolV2Capabilities.ts"
 import { readRefFiles } from "./RefFiles.ts"
 import { GitProcessSlots, GitSlotsBusy } from "./GitProcessSlots.ts"
@@ -180,6 +183,46 @@ const abortedWith = (res: ServerResponse): AbortSignal => {
   return controller.signal
 }
 
+/**
+ * A protocol v2 request to `git-upload-pack` this small is read whole before git starts, to see
+ * whether it is `ls-refs` (answered from LsRefsAnswers when it can be). git sends its requests with
+ * a Content-Length up to its `http.postBuffer` (1 MiB); `ls-refs` takes a few hundred bytes.
+ */
+const READ_WHOLE_BYTES = 64 * 1024
+
+/**
+ * The body of `req`, whose Content-Length is at most READ_WHOLE_BYTES; rejects when the client goes
+ * away, or sends nothing for `idleMillis` (0: no limit), as a streamed body would be given up.
+ */
+const readWhole = (req: IncomingMessage, idleMillis: number): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    const timer = idleMillis > 0 ? setTimeout(() => req.destroy(new Error(`the request body stalled for ${idleMillis} ms`)), idleMillis) : undefined
+    req.on("data", (chunk: Buffer) => {
+      timer?.refresh()
+      chunks.push(chunk)
+    })
+    req.once("end", () => {
+      clearTimeout(timer)
+      resolve(Buffer.concat(chunks))
+    })
+    req.once("close", () => {
+      clearTimeout(timer)
+      if (!req.complete) reject(new Error("the client went away before its request ended"))
+    })
+    req.once("error", (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+  })
+
+/** Whether the body is read whole first (see READ_WHOLE_BYTES): protocol v2, plain, and small by its declared length. */
+const readsWhole = (req: IncomingMessage, protocol: string): boolean => {
+  if (!isProtocolV2(protocol) || req.headers["content-encoding"] !== undefined) return false
+  const length = Number(req.headers["content-length"] ?? Number.NaN)
+  return Number.isSafeInteger(length) && length >= 0 && length <= READ_WHOLE_BYTES
+}
+
 export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   const locks = new RepositoryLocks()
   const writeSection = options.writeSection ?? ((target, push) => locks.withLock(target.path, push))
@@ -246,6 +289,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   }
 
   const capabilities = new ProtocolV2Capabilities()
+  const lsRefsAnswers = new LsRefsAnswers()
 
   const advertise = (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined, signal: AbortSignal) =>
     slots.run(() => advertiseInSlot(res, route, service, path, protocol), signal)
@@ -271,11 +315,29 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     if (code !== 0) reportError(new Error(`git ${service} --advertise-refs exited ${code}: ${git.stderr()}`), route)
   }
 
-  /** Streams the request body into git and git's output into the response; resolves when git is done. */
-  const exchange = (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) =>
-    slots.run(() => exchangeInSlot(req, res, route, service, path, protocol), abortedWith(res))
+  /**
+   * Streams the request body (or `whole`, the body already read) into git and git's output into the
+   * response; resolves when git is done.
+   */
+  const exchange = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: SmartHttpRoute,
+    service: GitService,
+    path: string,
+    protocol: string | undefined,
+    whole?: Buffer
+  ) => slots.run(() => exchangeInSlot(req, res, route, service, path, protocol, whole), abortedWith(res))
 
-  const exchangeInSlot = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) => {
+  const exchangeInSlot = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: SmartHttpRoute,
+    service: GitService,
+    path: string,
+    protocol: string | undefined,
+    whole: Buffer | undefined
+  ) => {
     const git = await startGit(service, path, protocol, false)
     res.writeHead(200, { "Content-Type": `application/x-${service}-result`, ...noCache })
     // A client that goes away takes its git process with it.
@@ -284,7 +346,11 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     }
     res.on("close", abandon)
     const encoding = req.headers["content-encoding"]
-    const body = encoding === "gzip" || encoding === "x-gzip" ? req.pipe(createGunzip()) : req
+    const body = whole !== undefined
+      ? Readable.from([whole])
+      : encoding === "gzip" || encoding === "x-gzip"
+      ? req.pipe(createGunzip())
+      : req
     const upload = pipeline(body, git.child.stdin).catch((error: unknown) => {
       // git stops reading once it has what it needs (EPIPE); a broken body ends the exchange.
       if (!(error instanceof Error && "code" in error && error.code === "EPIPE")) {
@@ -296,6 +362,28 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     const stopWatching = watchIdle(git, req, res, route)
     const [code] = await Promise.all([git.exited, upload]).finally(stopWatching)
     if (code !== 0) reportError(new Error(`git ${service} exited ${code}: ${git.stderr()}`), route)
+  }
+
+  /** git's whole answer to a request it is given whole (`ls-refs`: small), in a slot. */
+  const askGit = (res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string, request: Buffer) =>
+    slots.run(async (): Promise<GitAnswer> => {
+      const git = await startGit("git-upload-pack", path, protocol, false)
+      const chunks: Array<Buffer> = []
+      git.child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk))
+      const input = pipeline(Readable.from([request]), git.child.stdin).catch(() => undefined)
+      const stopWatching = watchIdle(git, undefined, res, route)
+      const [code] = await Promise.all([git.exited, input]).finally(stopWatching)
+      if (code !== 0) reportError(new Error(`git git-upload-pack exited ${code}: ${git.stderr()}`), route)
+      return { answer: Buffer.concat(chunks), complete: code === 0 }
+    }, abortedWith(res))
+
+  /** A protocol v2 `git-upload-pack` request read whole: `ls-refs` is answered from memory when it can be. */
+  const uploadPackWhole = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string) => {
+    const request = await readWhole(req, idleTimeout)
+    if (!isLsRefsRequest(request)) return exchange(req, res, route, "git-upload-pack", path, protocol, request)
+    const answer = await lsRefsAnswers.answer(path, protocol, request, () => askGit(res, route, path, protocol, request))
+    res.writeHead(200, { "Content-Type": "application/x-git-upload-pack-result", ...noCache })
+    res.end(answer)
   }
 
   const refsOf = async (path: string) => await readRefFiles(path) ?? await readRefs(command, path)
@@ -381,7 +469,11 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
 
     const protocol = gitProtocol(req)
     if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol, abortedWith(res))
-    if (service === "git-upload-pack") return exchange(req, res, route, service, decision.path, protocol)
+    if (service === "git-upload-pack") {
+      return protocol !== undefined && readsWhole(req, protocol)
+        ? uploadPackWhole(req, res, route, decision.path, protocol)
+        : exchange(req, res, route, service, decision.path, protocol)
+    }
     return receivePack(req, res, route, decision.path, protocol, decision.pusher)
   }
 

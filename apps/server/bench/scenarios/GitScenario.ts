@@ -150,8 +150,9 @@ const noCpu = (): OperationCpu => ({ server: 0, serverSystem: 0, mainThread: 0, 
 
 /**
  * A working clone of `source` pushes SMALL_COMMITS new commits to `remote` (which already holds
- * `source`'s history) and a second clone fetches them, SMALL_ROUNDS times; the server's own and
- * its children's CPU are read around each operation, as is this process's children's (the client).
+ * `source`'s history) and a second clone fetches them, then fetches again (nothing new), SMALL_ROUNDS
+ * times; the server's own and its children's CPU are read around each operation, as is this
+ * process's children's (the client).
  */
 export const smallOperations = async (env: NodeJS.ProcessEnv, source: string, directory: string, remote: string, serverPid: number) => {
   const pusher = Path.join(directory, "pusher")
@@ -169,6 +170,7 @@ export const smallOperations = async (env: NodeJS.ProcessEnv, source: string, di
   const diskPush = noCpu()
   const push = noCpu()
   const fetch = noCpu()
+  const idleFetch = noCpu()
   // The server and its helper processes (the git launcher, a Node process that starts git for it):
   // their own CPU is Kiln's, their reaped children's is git's.
   type ServerSample = OwnAndChildren & { readonly launcher: number; readonly mainThread: number }
@@ -217,8 +219,10 @@ export const smallOperations = async (env: NodeJS.ProcessEnv, source: string, di
     await measure(push, () => git(env, ["push", "-q", remote, "HEAD:refs/heads/main"], { cwd: pusher }))
     await measure(diskPush, () => git(env, ["push", "-q", `file://${onDisk}`, "HEAD:refs/heads/main"], { cwd: pusher }))
     await measure(fetch, () => git(env, ["fetch", "-q", "origin"], { cwd: fetcher }))
+    // Then again with nothing new (a CI job polling, a mirror checking): only the refs are listed.
+    await measure(idleFetch, () => git(env, ["fetch", "-q", "origin"], { cwd: fetcher }))
   }
-  return { push, fetch, diskPush }
+  return { push, fetch, idleFetch, diskPush }
 }
 
 const runOn = async (
@@ -285,8 +289,13 @@ const runOn = async (
     // /proc: CPU time is steady on a shared machine where wall time is not.
     const small = await smallOperations(env, source, scratch("small"), remote("bench-0"), server.pid)
     const perOp = (ms: number) => (ms / SMALL_ROUNDS).toFixed(1)
-    for (const [label, cpu] of [["push", small.push], ["fetch", small.fetch]] as const) {
-      const line = `${label} of ${SMALL_COMMITS} new commits (${SMALL_ROUNDS} rounds): Kiln CPU (server and git launcher) ${perOp(cpu.server)} ms, ` +
+    const operations = [
+      [`push of ${SMALL_COMMITS} new commits`, small.push],
+      [`fetch of ${SMALL_COMMITS} new commits`, small.fetch],
+      ["fetch of nothing new", small.idleFetch]
+    ] as const
+    for (const [label, cpu] of operations) {
+      const line = `${label} (${SMALL_ROUNDS} rounds): Kiln CPU (server and git launcher) ${perOp(cpu.server)} ms, ` +
         `git CPU ${perOp(cpu.git)} ms per operation, ×${(cpu.server / cpu.git).toFixed(2)} ` +
         `(Kiln's: main thread ${perOp(cpu.mainThread)}, other threads ${perOp(cpu.otherThreads)}, launcher ${perOp(cpu.launcher)}; ` +
         `kernel ${perOp(cpu.serverSystem)}); ` +

@@ -1,0 +1,82 @@
+/**
+ * Protocol v2 `ls-refs` answers of `git upload-pack`, remembered per repository while its refs
+ * stay as they were.
+ *
+ * Every fetch and clone starts with `ls-refs`, and most fetches (CI polling, a mirror checking for
+ * news) end there: nothing moved. The answer depends only on the request, the repository's refs
+ * and config (RefFiles.refState) and the objects the refs name, whose ids fix them for good. So
+ * while the state read now is the one an earlier answer was made under, that answer is git's
+ * answer now, and no git process is started: each one costs milliseconds of CPU to create (more
+ * than reading the refs) on top of git's own work.
+ *
+ * An answer is kept only when the state read before git ran is the state read after it: a push that
+ * landed meanwhile leaves nothing behind that could be served later.
+ */
+import { refState } from "./RefFiles.ts"
+
+/** Bytes of answers kept across repositories; the least recently used go first. */
+const BUDGET_BYTES = 16 * 1024 * 1024
+/** A repository with so many refs that its answer is larger is not remembered (it would crowd out the rest). */
+const LARGEST_ANSWER_BYTES = 1024 * 1024
+
+/** What git answered, and whether it exited as it should (only then is the answer kept). */
+export interface GitAnswer {
+  readonly answer: Buffer
+  readonly complete: boolean
+}
+
+interface Answer {
+  readonly state: string
+  readonly answer: Buffer
+}
+
+export class LsRefsAnswers {
+  readonly #answers = new Map<string, Answer>()
+  #bytes = 0
+
+  /**
+   * The answer to `request` (a whole `command=ls-refs` request body) for the repository at `path`:
+   * remembered when the refs are as they were when it was made, else `ask`'s (git's), kept when git
+   * succeeded (`complete`) and no ref moved while it ran.
+   */
+  async answer(path: string, protocol: string, request: Buffer, ask: () => Promise<GitAnswer>): Promise<Buffer> {
+    const before = await refState(path).catch(() => undefined)
+    if (before === undefined) return (await ask()).answer
+    const key = `${path}\0${protocol}\0${request.toString("latin1")}`
+    const known = this.#answers.get(key)
+    if (known !== undefined && known.state === before) {
+      // Most recently used last.
+      this.#answers.delete(key)
+      this.#answers.set(key, known)
+      return known.answer
+    }
+    const { answer, complete } = await ask()
+    if (!complete || answer.length > LARGEST_ANSWER_BYTES) return answer
+    const after = await refState(path).catch(() => undefined)
+    if (after === before) this.#remember(key, { state: before, answer })
+    return answer
+  }
+
+  #remember(key: string, entry: Answer): void {
+    this.#forget(key)
+    this.#answers.set(key, entry)
+    this.#bytes += entry.answer.length + entry.state.length
+    for (const oldest of this.#answers.keys()) {
+      if (this.#bytes <= BUDGET_BYTES) break
+      this.#forget(oldest)
+    }
+  }
+
+  #forget(key: string): void {
+    const entry = this.#answers.get(key)
+    if (entry === undefined) return
+    this.#answers.delete(key)
+    this.#bytes -= entry.answer.length + entry.state.length
+  }
+}
+
+/** `command=ls-refs` as the first pkt-line of a protocol v2 request. */
+const LS_REFS = Buffer.from("0014command=ls-refs\n", "latin1")
+
+/** Whether a protocol v2 request body is an `ls-refs` command. */
+export const isLsRefsRequest = (body: Buffer): boolean => body.subarray(0, LS_REFS.length).equals(LS_REFS)

@@ -1,0 +1,159 @@
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
+import { chmodSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as fc from "fast-check"
+import { makeSmartHttpHandler } from "../src/SmartHttp.ts"
+import { GitSandbox } from "./GitSandbox.ts"
+
+let sandbox: GitSandbox
+let server: Server
+let base: string
+let work: string
+let commits: ReadonlyArray<string>
+let started: string
+let repositories = 0
+
+// git, through a script that notes every process the handler starts.
+const startedProcesses = () => readFileSync(started, "utf8").split("\n").filter((line) => line !== "").length
+
+const pkt = (text: string) => `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, "0")}${text}`
+
+/** An `ls-refs` request as git 2.39 sends it for a fetch, with `prefixes` (none: every ref). */
+const lsRefsRequest = (prefixes: ReadonlyArray<string>, peel = true) =>
+  pkt("command=ls-refs\n") + pkt("agent=git/2.39.5\n") + pkt("object-format=sha1\n") + "0001" +
+  (peel ? pkt("peel\n") : "") + pkt("symrefs\n") + pkt("unborn\n") + prefixes.map((prefix) => pkt(`ref-prefix ${prefix}\n`)).join("") + "0000"
+
+const viaKiln = async (repository: string, request: string) => {
+  const response = await fetch(`${base}/alice/${repository}/git-upload-pack`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-git-upload-pack-request", "Git-Protocol": "version=2" },
+    body: request
+  })
+  assert.strictEqual(response.status, 200)
+  return Buffer.from(await response.arrayBuffer()).toString("utf8")
+}
+
+/** What git itself answers, as the handler runs it. */
+const gitsOwn = (gitdir: string, request: string) =>
+  execFileSync("git", ["-c", "uploadpack.allowFilter=true", "-c", "uploadpack.allowAnySHA1InWant=true", "upload-pack", "--stateless-rpc", gitdir], {
+    env: { ...process.env, GIT_PROTOCOL: "version=2" },
+    input: request
+  }).toString("utf8")
+
+const newRepository = async () => {
+  const name = `repository-${repositories++}`
+  const gitdir = sandbox.path("repositories", "alice", `${name}.git`)
+  await sandbox.git(["clone", "-q", "--bare", work, gitdir])
+  const git = (args: ReadonlyArray<string>) => sandbox.run(["--git-dir", gitdir, ...args])
+  // Something under each prefix the config may hide.
+  await git(["tag", "-a", "-m", "tag", "v1", commits[0] ?? ""])
+  await git(["update-ref", "refs/heads/a/b", commits[1] ?? ""])
+  return { name, gitdir, git }
+}
+
+beforeAll(async () => {
+  sandbox = await GitSandbox.make()
+  work = await sandbox.workTree("work")
+  const made: Array<string> = []
+  for (let i = 0; i < 3; i++) made.push(await sandbox.commit(work, { "file.txt": `${i}\n` }, `commit ${i}`))
+  commits = made
+  started = sandbox.path("started.log")
+  writeFileSync(started, "")
+  const wrapper = sandbox.path("git-wrapper")
+  writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> ${JSON.stringify(started)}\nexec git "$@"\n`)
+  chmodSync(wrapper, 0o755)
+  const handler = makeSmartHttpHandler({
+    gitBinary: wrapper,
+    authorize: (request) => Promise.resolve({ kind: "allowed", path: sandbox.path("repositories", request.owner, `${request.repo}.git`) }),
+    afterPush: () => Promise.resolve(),
+    onError: () => {}
+  })
+  server = createServer(handler)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}` // a listening TCP server has an AddressInfo
+})
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve))
+  await sandbox.dispose()
+})
+
+describe("ls-refs answers", () => {
+  it("are git's own, asked of git once and then given without a git process while no ref moves", async () => {
+    const repository = await newRepository()
+    const request = lsRefsRequest(["HEAD", "refs/heads/", "refs/tags/"])
+    const before = startedProcesses()
+    const first = await viaKiln(repository.name, request)
+    assert.strictEqual(first, gitsOwn(repository.gitdir, request))
+    assert.include(first, "peeled:")
+    assert.strictEqual(startedProcesses(), before + 1)
+    assert.strictEqual(await viaKiln(repository.name, request), first)
+    assert.strictEqual(await viaKiln(repository.name, request), first)
+    assert.strictEqual(startedProcesses(), before + 1)
+    // Another request (other prefixes, no peeling) has an answer of its own.
+    const other = lsRefsRequest(["refs/tags/"], false)
+    assert.strictEqual(await viaKiln(repository.name, other), gitsOwn(repository.gitdir, other))
+    assert.strictEqual(startedProcesses(), before + 2)
+    // A config change alone (refs hidden from fetches) is a change too.
+    await repository.git(["config", "uploadpack.hideRefs", "refs/tags"])
+    const hidden = await viaKiln(repository.name, request)
+    assert.notInclude(hidden, "refs/tags/v1")
+    assert.strictEqual(hidden, gitsOwn(repository.gitdir, request))
+  })
+
+  it("follow every way refs, HEAD and the config change: after each, the answer is git's", async () => {
+    type Step =
+      | { readonly kind: "branch"; readonly name: string; readonly commit: number }
+      | { readonly kind: "annotated tag"; readonly name: string; readonly commit: number }
+      | { readonly kind: "delete"; readonly name: string }
+      | { readonly kind: "head"; readonly target: string }
+      | { readonly kind: "hide"; readonly prefix: string }
+      | { readonly kind: "pack" }
+    const refName = fc.constantFrom("refs/heads/main", "refs/heads/a/b", "refs/heads/z", "refs/tags/v1", "refs/tags/v2")
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constant("branch" as const), name: refName, commit: fc.nat(2) }),
+      fc.record({ kind: fc.constant("annotated tag" as const), name: fc.constantFrom("v1", "v2"), commit: fc.nat(2) }),
+      fc.record({ kind: fc.constant("delete" as const), name: refName }),
+      fc.record({ kind: fc.constant("head" as const), target: fc.constantFrom("refs/heads/main", "refs/heads/z", "refs/heads/unborn") }),
+      fc.record({ kind: fc.constant("hide" as const), prefix: fc.constantFrom("refs/tags", "refs/heads/a") }),
+      fc.constant({ kind: "pack" as const })
+    )
+    const requests = [lsRefsRequest([]), lsRefsRequest(["HEAD", "refs/heads/"])]
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 5 }), async (steps) => {
+        const repository = await newRepository()
+        for (const s of steps) {
+          // Every answer is asked before the step and after it: an answer kept from before must not be given after.
+          for (const request of requests) await viaKiln(repository.name, request)
+          // Steps git refuses (a ref under a name that is now a directory, say) leave the refs as they were.
+          if (s.kind === "branch") await repository.git(["update-ref", s.name, commits[s.commit] ?? ""])
+          if (s.kind === "annotated tag") await repository.git(["tag", "-f", "-a", "-m", "tag", s.name, commits[s.commit] ?? ""])
+          if (s.kind === "delete") await repository.git(["update-ref", "-d", "--no-deref", s.name])
+          if (s.kind === "head") await repository.git(["symbolic-ref", "HEAD", s.target])
+          if (s.kind === "hide") await repository.git(["config", "--add", "uploadpack.hideRefs", s.prefix])
+          if (s.kind === "pack") await repository.git(["pack-refs", "--all"])
+          for (const request of requests) assert.strictEqual(await viaKiln(repository.name, request), gitsOwn(repository.gitdir, request))
+        }
+      }),
+      { numRuns: 15 }
+    )
+  })
+
+  it("serve real git clients: ls-remote and fetch over protocol v2 see every change", async () => {
+    const repository = await newRepository()
+    const url = `${base}/alice/${repository.name}.git`
+    const lsRemote = () => sandbox.git(["-c", "protocol.version=2", "ls-remote", url])
+    const listed = await lsRemote()
+    assert.include(listed, `${commits[2]}\trefs/heads/main`)
+    const before = startedProcesses()
+    assert.strictEqual(await lsRemote(), listed)
+    assert.strictEqual(startedProcesses(), before)
+    await repository.git(["update-ref", "refs/heads/main", commits[1] ?? ""])
+    assert.include(await lsRemote(), `${commits[1]}\trefs/heads/main`)
+    const clone = sandbox.path(`clone-${repositories}`)
+    await sandbox.git(["-c", "protocol.version=2", "clone", "-q", url, clone])
+    assert.strictEqual((await sandbox.git(["-C", clone, "rev-parse", "HEAD"])).trim(), commits[1])
+  })
+})
