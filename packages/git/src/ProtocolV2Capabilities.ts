@@ -5,7 +5,7 @@
  * the git binary, its environment (the same for every request here) and the repository's own
  * config. Remembering it per config text answers every fetch's first request without starting a
  * git process, whose spawn blocks the event loop for milliseconds; a pull is then two processes
- * (ls-refs, fetch) instead of three.
+ * (ls-refs, fetch) instead of three, and none when nothing moved (RefListings.ts).
  */
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"

@@ -3,7 +3,8 @@
  * served by the stock `git upload-pack` / `git receive-pack --stateless-rpc`, as Forgejo does.
  * Bodies stream straight through between the socket and git (packs never sit in memory), but for
  * small protocol v2 requests, read whole to answer `ls-refs` from memory when git's answer cannot
- * have changed (LsRefsAnswers.ts); who may read or push is asked of the caller, and pushes are
+ * have changed, as the v0/v1 ref advertisement is (RefListings.ts); who may read or push is asked of
+ * the caller, and pushes are
  * followed by a callback under a per-repository lock.
  */
 import { once } from "node:events"
@@ -16,7 +17,7 @@ import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
 import { type GitProcess, startGit as launch } from "./launcher/GitLauncher.ts"
-import { type GitAnswer, isLsRefsRequest, LsRefsAnswers } from "./LsRefsAnswers.ts"
+import { ADVERTISEMENT, type GitAnswer, isLsRefsRequest, RefListings } from "./RefListings.ts"
 import { isProtocolV2, ProtocolV2Capabilities } from "./ProtocolV2Capabilities.ts"
 import { readRefFiles } from "./RefFiles.ts"
 import { GitProcessSlots, GitSlotsBusy } from "./GitProcessSlots.ts"
@@ -170,6 +171,9 @@ const noCache = {
 
 const pktLine = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`
 
+/** What a v0/v1 advertisement over HTTP starts with, before git's own. */
+const preamble = (service: GitService) => Buffer.from(`${pktLine(`# service=${service}\n`)}0000`, "latin1")
+
 const plain = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) => {
   res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", ...headers })
   res.end(`${text}\n`)
@@ -185,7 +189,7 @@ const abortedWith = (res: ServerResponse): AbortSignal => {
 
 /**
  * A protocol v2 request to `git-upload-pack` this small is read whole before git starts, to see
- * whether it is `ls-refs` (answered from LsRefsAnswers when it can be). git sends its requests with
+ * whether it is `ls-refs` (answered from RefListings when it can be). git sends its requests with
  * a Content-Length up to its `http.postBuffer` (1 MiB); `ls-refs` takes a few hundred bytes.
  */
 const READ_WHOLE_BYTES = 64 * 1024
@@ -280,35 +284,51 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     return { child, exited, stderr: () => Buffer.concat(stderr).toString("utf8").trim() }
   }
 
-  /** The whole advertisement of a `--advertise-refs` run, undefined when git failed (not remembered then). */
-  const collectAdvertisement = async (service: GitService, path: string, protocol: string): Promise<Buffer | undefined> => {
+  /** A `--advertise-refs` run's whole output, and whether git succeeded. */
+  const advertisementOf = async (
+    res: ServerResponse,
+    route: SmartHttpRoute,
+    service: GitService,
+    path: string,
+    protocol: string | undefined
+  ): Promise<GitAnswer> => {
     const git = await startGit(service, path, protocol, true)
     const chunks: Array<Buffer> = []
     git.child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk))
-    return await git.exited === 0 ? Buffer.concat(chunks) : undefined
+    const stopWatching = watchIdle(git, undefined, res, route)
+    const code = await git.exited.finally(stopWatching)
+    if (code !== 0) reportError(new Error(`git ${service} --advertise-refs exited ${code}: ${git.stderr()}`), route)
+    return { answer: Buffer.concat(chunks), complete: code === 0 }
   }
 
   const capabilities = new ProtocolV2Capabilities()
-  const lsRefsAnswers = new LsRefsAnswers()
+  const refListings = new RefListings()
 
   const advertise = (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined, signal: AbortSignal) =>
     slots.run(() => advertiseInSlot(res, route, service, path, protocol), signal)
 
   const advertiseInSlot = async (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) => {
     if (service === "git-upload-pack" && protocol !== undefined && isProtocolV2(protocol)) {
-      const remembered = await capabilities.of(path, protocol, () => collectAdvertisement(service, path, protocol))
+      const remembered = await capabilities.of(path, protocol, async () => {
+        const made = await advertisementOf(res, route, service, path, protocol)
+        return made.complete ? made.answer : undefined
+      })
       if (remembered !== undefined) {
         res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
         res.end(remembered)
         return
       }
     }
+    if (service === "git-upload-pack" && (protocol === undefined || !isProtocolV2(protocol))) {
+      const listing = await refListings.answer(path, protocol ?? "", ADVERTISEMENT, () => advertisementOf(res, route, service, path, protocol))
+      res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
+      res.end(Buffer.concat([preamble(service), listing]))
+      return
+    }
     const git = await startGit(service, path, protocol, true)
     res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
     // Protocol v2 starts with its own capability advertisement; v0/v1 clients expect this preamble.
-    if (protocol === undefined || !isProtocolV2(protocol)) {
-      res.write(`${pktLine(`# service=${service}\n`)}0000`)
-    }
+    if (protocol === undefined || !isProtocolV2(protocol)) res.write(preamble(service))
     git.child.stdout.pipe(res)
     const stopWatching = watchIdle(git, undefined, res, route)
     const code = await git.exited.finally(stopWatching)
@@ -381,7 +401,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   const uploadPackWhole = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string) => {
     const request = await readWhole(req, idleTimeout)
     if (!isLsRefsRequest(request)) return exchange(req, res, route, "git-upload-pack", path, protocol, request)
-    const answer = await lsRefsAnswers.answer(path, protocol, request, () => askGit(res, route, path, protocol, request))
+    const answer = await refListings.answer(path, protocol, request, () => askGit(res, route, path, protocol, request))
     res.writeHead(200, { "Content-Type": "application/x-git-upload-pack-result", ...noCache })
     res.end(answer)
   }

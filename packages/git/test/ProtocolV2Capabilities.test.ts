@@ -71,9 +71,9 @@ describe("protocol v2 capability advertisement", () => {
     assert.strictEqual(startedProcesses(), before + 1)
     await advertisement("version=2:agent=other")
     assert.strictEqual(startedProcesses(), before + 2)
-    // Protocol v0 lists refs, which change with every push: never remembered.
+    // Protocol v0 lists refs: remembered while they stay as they are (RefListings.test.ts).
     await advertisement("version=0")
     await advertisement("version=0")
-    assert.strictEqual(startedProcesses(), before + 4)
+    assert.strictEqual(startedProcesses(), before + 3)
   })
 })

@@ -35,12 +35,31 @@ const viaKiln = async (repository: string, request: string) => {
   return Buffer.from(await response.arrayBuffer()).toString("utf8")
 }
 
-/** What git itself answers, as the handler runs it. */
-const gitsOwn = (gitdir: string, request: string) =>
-  execFileSync("git", ["-c", "uploadpack.allowFilter=true", "-c", "uploadpack.allowAnySHA1InWant=true", "upload-pack", "--stateless-rpc", gitdir], {
-    env: { ...process.env, GIT_PROTOCOL: "version=2" },
-    input: request
+const uploadPack = (gitdir: string, options: { readonly advertise: boolean; readonly protocol?: string; readonly input: string }) =>
+  execFileSync("git", [
+    "-c", "uploadpack.allowFilter=true",
+    "-c", "uploadpack.allowAnySHA1InWant=true",
+    "upload-pack", "--stateless-rpc", ...(options.advertise ? ["--advertise-refs"] : []), gitdir
+  ], {
+    env: { ...process.env, ...(options.protocol === undefined ? {} : { GIT_PROTOCOL: options.protocol }) },
+    input: options.input
   }).toString("utf8")
+
+/** What git itself answers, as the handler runs it. */
+const gitsOwn = (gitdir: string, request: string) => uploadPack(gitdir, { advertise: false, protocol: "version=2", input: request })
+
+/** The v0/v1 ref advertisement (`info/refs`) through the handler. */
+const advertisementViaKiln = async (repository: string, protocol: string | undefined) => {
+  const response = await fetch(`${base}/alice/${repository}/info/refs?service=git-upload-pack`, {
+    headers: protocol === undefined ? {} : { "Git-Protocol": protocol }
+  })
+  assert.strictEqual(response.status, 200)
+  return Buffer.from(await response.arrayBuffer()).toString("utf8")
+}
+
+/** git's own advertisement, after the preamble smart HTTP puts first. */
+const gitsOwnAdvertisement = (gitdir: string, protocol: string | undefined) =>
+  `${pkt("# service=git-upload-pack\n")}0000${uploadPack(gitdir, { advertise: true, ...(protocol === undefined ? {} : { protocol }), input: "" })}`
 
 const newRepository = async () => {
   const name = `repository-${repositories++}`
@@ -80,8 +99,8 @@ afterAll(async () => {
   await sandbox.dispose()
 })
 
-describe("ls-refs answers", () => {
-  it("are git's own, asked of git once and then given without a git process while no ref moves", async () => {
+describe("ref listings", () => {
+  it("ls-refs answers are git's own, asked of git once and then given without a git process while no ref moves", async () => {
     const repository = await newRepository()
     const request = lsRefsRequest(["HEAD", "refs/heads/", "refs/tags/"])
     const before = startedProcesses()
@@ -120,13 +139,22 @@ describe("ls-refs answers", () => {
       fc.record({ kind: fc.constant("hide" as const), prefix: fc.constantFrom("refs/tags", "refs/heads/a") }),
       fc.constant({ kind: "pack" as const })
     )
-    const requests = [lsRefsRequest([]), lsRefsRequest(["HEAD", "refs/heads/"])]
+    const listings = [
+      ...[lsRefsRequest([]), lsRefsRequest(["HEAD", "refs/heads/"])].map((request) => ({
+        viaKiln: (name: string) => viaKiln(name, request),
+        gitsOwn: (gitdir: string) => gitsOwn(gitdir, request)
+      })),
+      ...[undefined, "version=1"].map((protocol) => ({
+        viaKiln: (name: string) => advertisementViaKiln(name, protocol),
+        gitsOwn: (gitdir: string) => gitsOwnAdvertisement(gitdir, protocol)
+      }))
+    ]
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 5 }), async (steps) => {
         const repository = await newRepository()
         for (const s of steps) {
           // Every answer is asked before the step and after it: an answer kept from before must not be given after.
-          for (const request of requests) await viaKiln(repository.name, request)
+          for (const listing of listings) await listing.viaKiln(repository.name)
           // Steps git refuses (a ref under a name that is now a directory, say) leave the refs as they were.
           if (s.kind === "branch") await repository.git(["update-ref", s.name, commits[s.commit] ?? ""])
           if (s.kind === "annotated tag") await repository.git(["tag", "-f", "-a", "-m", "tag", s.name, commits[s.commit] ?? ""])
@@ -134,17 +162,28 @@ describe("ls-refs answers", () => {
           if (s.kind === "head") await repository.git(["symbolic-ref", "HEAD", s.target])
           if (s.kind === "hide") await repository.git(["config", "--add", "uploadpack.hideRefs", s.prefix])
           if (s.kind === "pack") await repository.git(["pack-refs", "--all"])
-          for (const request of requests) assert.strictEqual(await viaKiln(repository.name, request), gitsOwn(repository.gitdir, request))
+          for (const listing of listings) assert.strictEqual(await listing.viaKiln(repository.name), listing.gitsOwn(repository.gitdir))
         }
       }),
       { numRuns: 15 }
     )
   })
 
-  it("serve real git clients: ls-remote and fetch over protocol v2 see every change", async () => {
+  it("v0/v1 advertisements too: git's own, then given without a git process while no ref moves", async () => {
+    const repository = await newRepository()
+    for (const protocol of [undefined, "version=1"]) {
+      const before = startedProcesses()
+      const first = await advertisementViaKiln(repository.name, protocol)
+      assert.strictEqual(first, gitsOwnAdvertisement(repository.gitdir, protocol))
+      assert.strictEqual(await advertisementViaKiln(repository.name, protocol), first)
+      assert.strictEqual(startedProcesses(), before + 1)
+    }
+  })
+
+  it.each(["2", "0"])("serve real git clients: ls-remote and fetch over protocol v%s see every change", async (version) => {
     const repository = await newRepository()
     const url = `${base}/alice/${repository.name}.git`
-    const lsRemote = () => sandbox.git(["-c", "protocol.version=2", "ls-remote", url])
+    const lsRemote = () => sandbox.git(["-c", `protocol.version=${version}`, "ls-remote", url])
     const listed = await lsRemote()
     assert.include(listed, `${commits[2]}\trefs/heads/main`)
     const before = startedProcesses()
@@ -153,7 +192,7 @@ describe("ls-refs answers", () => {
     await repository.git(["update-ref", "refs/heads/main", commits[1] ?? ""])
     assert.include(await lsRemote(), `${commits[1]}\trefs/heads/main`)
     const clone = sandbox.path(`clone-${repositories}`)
-    await sandbox.git(["-c", "protocol.version=2", "clone", "-q", url, clone])
+    await sandbox.git(["-c", `protocol.version=${version}`, "clone", "-q", url, clone])
     assert.strictEqual((await sandbox.git(["-C", clone, "rev-parse", "HEAD"])).trim(), commits[1])
   })
 })

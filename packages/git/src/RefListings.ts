@@ -1,13 +1,13 @@
 /**
- * Protocol v2 `ls-refs` answers of `git upload-pack`, remembered per repository while its refs
- * stay as they were.
+ * The ref listings of `git upload-pack` (protocol v2's `ls-refs` answer, the v0/v1 advertisement),
+ * remembered per repository while its refs stay as they were.
  *
- * Every fetch and clone starts with `ls-refs`, and most fetches (CI polling, a mirror checking for
- * news) end there: nothing moved. The answer depends only on the request, the repository's refs
- * and config (RefFiles.refState) and the objects the refs name, whose ids fix them for good. So
- * while the state read now is the one an earlier answer was made under, that answer is git's
- * answer now, and no git process is started: each one costs milliseconds of CPU to create (more
- * than reading the refs) on top of git's own work.
+ * Every fetch and clone starts with one, and most fetches (CI polling, a mirror checking for news)
+ * end there: nothing moved. A listing depends only on the request, the repository's refs and
+ * config (RefFiles.refState) and the objects the refs name, whose ids fix them for good. So while
+ * the state read now is the one an earlier listing was made under, that listing is git's answer
+ * now, and no git process is started: each one costs milliseconds of CPU to create (more than
+ * reading the refs) on top of git's own work.
  *
  * An answer is kept only when the state read before git ran is the state read after it: a push that
  * landed meanwhile leaves nothing behind that could be served later.
@@ -30,14 +30,14 @@ interface Answer {
   readonly answer: Buffer
 }
 
-export class LsRefsAnswers {
+export class RefListings {
   readonly #answers = new Map<string, Answer>()
   #bytes = 0
 
   /**
-   * The answer to `request` (a whole `command=ls-refs` request body) for the repository at `path`:
-   * remembered when the refs are as they were when it was made, else `ask`'s (git's), kept when git
-   * succeeded (`complete`) and no ref moved while it ran.
+   * The answer to `request` (a whole `command=ls-refs` request body, or ADVERTISEMENT) for the
+   * repository at `path`: remembered when the refs are as they were when it was made, else `ask`'s
+   * (git's), kept when git succeeded (`complete`) and no ref moved while it ran.
    */
   async answer(path: string, protocol: string, request: Buffer, ask: () => Promise<GitAnswer>): Promise<Buffer> {
     const before = await refState(path).catch(() => undefined)
@@ -74,6 +74,9 @@ export class LsRefsAnswers {
     this.#bytes -= entry.answer.length + entry.state.length
   }
 }
+
+/** What stands for the request of a v0/v1 ref advertisement (`info/refs`), which has no body. */
+export const ADVERTISEMENT = Buffer.from("--advertise-refs", "latin1")
 
 /** `command=ls-refs` as the first pkt-line of a protocol v2 request. */
 const LS_REFS = Buffer.from("0014command=ls-refs\n", "latin1")
