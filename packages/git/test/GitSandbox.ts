@@ -3,6 +3,7 @@
  * for tests that make commits, push and clone against real repositories.
  */
 import { execFile } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -91,6 +92,23 @@ export class GitSandbox {
       const [ref = "", id = ""] = l.split(" ")
       return [ref, id]
     }))
+  }
+
+  /** A git executable for a handler under test that notes each process started, and how many were. */
+  async countingGit(): Promise<{ readonly binary: string; readonly started: () => number }> {
+    const log = this.path("started.log")
+    await writeFile(log, "")
+    const binary = this.path("git-wrapper")
+    await writeFile(binary, `#!/bin/sh\necho "$*" >> ${JSON.stringify(log)}\nexec git "$@"\n`, { mode: 0o755 })
+    return { binary, started: () => readFileSync(log, "utf8").split("\n").filter((line) => line !== "").length }
+  }
+
+  /** Three commits of `file.txt` in a fresh work tree `name`, oldest first. */
+  async threeCommits(name: string): Promise<{ readonly work: string; readonly commits: ReadonlyArray<string> }> {
+    const work = await this.workTree(name)
+    const commits: Array<string> = []
+    for (let i = 0; i < 3; i++) commits.push(await this.commit(work, { "file.txt": `${i}\n` }, `commit ${i}`))
+    return { work, commits }
   }
 
   dispose(): Promise<void> {

@@ -1,6 +1,5 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { chmodSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { makeSmartHttpHandler } from "../src/SmartHttp.ts"
@@ -10,10 +9,8 @@ let sandbox: GitSandbox
 let server: Server
 let base: string
 let repository: string
-let started: string
+let startedProcesses: () => number
 
-// git, through a script that notes every process the handler starts.
-const startedProcesses = () => readFileSync(started, "utf8").split("\n").filter((line) => line !== "").length
 
 const advertisement = async (protocol: string) => {
   const response = await fetch(`${base}/alice/repo/info/refs?service=git-upload-pack`, { headers: { "Git-Protocol": protocol } })
@@ -32,13 +29,11 @@ beforeAll(async () => {
   sandbox = await GitSandbox.make()
   repository = sandbox.path("repositories", "alice", "repo.git")
   await sandbox.git(["init", "-q", "--bare", repository])
-  started = sandbox.path("started.log")
-  writeFileSync(started, "")
-  const wrapper = sandbox.path("git-wrapper")
-  writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> ${JSON.stringify(started)}\nexec git "$@"\n`)
-  chmodSync(wrapper, 0o755)
+  // git, through a script that notes every process the handler starts.
+  const counting = await sandbox.countingGit()
+  startedProcesses = counting.started
   const handler = makeSmartHttpHandler({
-    gitBinary: wrapper,
+    gitBinary: counting.binary,
     authorize: () => Promise.resolve({ kind: "allowed", path: repository }),
     afterPush: () => Promise.resolve(),
     onError: () => {}

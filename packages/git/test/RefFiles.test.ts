@@ -11,10 +11,9 @@ let work: string
 
 beforeAll(async () => {
   sandbox = await GitSandbox.make()
-  work = await sandbox.workTree("work")
-  const made: Array<string> = []
-  for (let i = 0; i < 3; i++) made.push(await sandbox.commit(work, { "file.txt": `${i}\n` }, `commit ${i}`))
-  commits = made
+  const made = await sandbox.threeCommits("work")
+  work = made.work
+  commits = made.commits
 })
 
 afterAll(() => sandbox.dispose())

@@ -1,6 +1,5 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { chmodSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as fc from "fast-check"
@@ -12,11 +11,9 @@ let server: Server
 let base: string
 let work: string
 let commits: ReadonlyArray<string>
-let started: string
+let startedProcesses: () => number
 let repositories = 0
 
-// git, through a script that notes every process the handler starts.
-const startedProcesses = () => readFileSync(started, "utf8").split("\n").filter((line) => line !== "").length
 
 const pkt = (text: string) => `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, "0")}${text}`
 
@@ -74,17 +71,14 @@ const newRepository = async () => {
 
 beforeAll(async () => {
   sandbox = await GitSandbox.make()
-  work = await sandbox.workTree("work")
-  const made: Array<string> = []
-  for (let i = 0; i < 3; i++) made.push(await sandbox.commit(work, { "file.txt": `${i}\n` }, `commit ${i}`))
-  commits = made
-  started = sandbox.path("started.log")
-  writeFileSync(started, "")
-  const wrapper = sandbox.path("git-wrapper")
-  writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> ${JSON.stringify(started)}\nexec git "$@"\n`)
-  chmodSync(wrapper, 0o755)
+  const made = await sandbox.threeCommits("work")
+  work = made.work
+  commits = made.commits
+  // git, through a script that notes every process the handler starts.
+  const counting = await sandbox.countingGit()
+  startedProcesses = counting.started
   const handler = makeSmartHttpHandler({
-    gitBinary: wrapper,
+    gitBinary: counting.binary,
     authorize: (request) => Promise.resolve({ kind: "allowed", path: sandbox.path("repositories", request.owner, `${request.repo}.git`) }),
     afterPush: () => Promise.resolve(),
     onError: () => {}
