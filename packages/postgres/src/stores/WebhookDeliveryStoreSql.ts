@@ -1,13 +1,14 @@
 /**
  * WebhookDeliveryStore on Postgres (migration 0011). A delivery's next attempt is its job's due
  * time (the `jobs` row of kind `webhook_delivery` keyed by its id, while pending), so the schedule
- * has one source of truth.
+ * has one source of truth; a delivered one has none, also in the moment between its attempt being
+ * recorded and the worker marking its job done.
  */
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { isHookEventType } from "@kiln/domain/webhook/HookEvent"
 import type { DeliveryAttempt, WebhookDelivery } from "@kiln/domain/webhook/WebhookDelivery"
-import { PENDING } from "@kiln/domain/webhook/WebhookDelivery"
+import { DELIVERED, PENDING } from "@kiln/domain/webhook/WebhookDelivery"
 import { WebhookDeliveryStore } from "@kiln/domain/webhook/WebhookDeliveryStore"
 import { DELIVERY_JOB } from "@kiln/domain/webhook/WebhookEvents"
 import { offsetOf } from "@kiln/domain/Paging"
@@ -90,7 +91,7 @@ export const layer = Layer.effect(
     const selectDeliveries = sql.literal(`
       SELECT d.id, d.hook_id, d.guid, d.event, d.action, d.payload, ${millis("d.created_at")} AS created_ms, d.status,
         d.status_code, ${millis("d.delivered_at")} AS delivered_ms, d.duration_ms, d.attempts, d.redelivery,
-        ${millis("j.run_at")} AS next_ms, d.follows
+        CASE WHEN d.status = '${DELIVERED}' THEN NULL ELSE ${millis("j.run_at")} END AS next_ms, d.follows
       FROM webhook_deliveries d
       LEFT JOIN jobs j ON j.kind = '${DELIVERY_JOB}' AND j.key = d.id::text AND j.done_at IS NULL`)
     const first = (rows: ReadonlyArray<DeliveryRow>) => Option.map(Option.fromNullishOr(rows[0]), toDelivery)

@@ -60,6 +60,8 @@ layer(Stores, { timeout: "120 seconds" })("webhook deliveries on PostgreSQL", (i
         startedAt: Date.now(), duration: 12, request: { method: "POST", url: "http://h.example/", headers: { A: "b" }, body: "{}" },
         response: { status: 200, headers: { C: "d" }, body: "ok" }, error: undefined
       }, "OK")
+      // Delivered while its job is not marked done yet (the worker does that after the send): no next attempt.
+      assert.isUndefined(Option.getOrThrow(yield* store.find(old)).nextAttemptAt)
       yield* sql`UPDATE jobs SET done_at = now() - interval '30 days' WHERE kind = ${DELIVERY_JOB} AND key = ${String(old)}`
       const done = Option.getOrThrow(yield* store.find(old))
       assert.deepStrictEqual([done.status, done.statusCode, done.attempts, done.nextAttemptAt], ["OK", 200, 1, undefined])
