@@ -1,5 +1,5 @@
 /** Reading commits through isomorphic-git and turning them into domain values. */
-import * as fs from "node:fs"
+import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
 import { Errors, readCommit, readObject, type ReadCommitResult } from "isomorphic-git"
 import { Option } from "effect"
 import type { CommitInfo, GitActor } from "@kiln/domain/git/CommitInfo"

@@ -4,7 +4,7 @@
  * repositories whose packs are past that bound), refs changed with `git update-ref` so that
  * concurrent pushes and API calls meet git's own compare-and-swap.
  */
-import * as fs from "node:fs"
+import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
 import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises"
 import { dirname, join, sep } from "node:path"
 import { commit, listBranches, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"

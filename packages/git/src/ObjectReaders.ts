@@ -3,7 +3,7 @@
  * packs fit the cache budget), and `git cat-file --batch` (memory bounded by what is read, for
  * repositories whose packs do not). GitStorageLive picks one per repository and call.
  */
-import * as fs from "node:fs"
+import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
 import { Errors, expandOid, readObject, resolveRef } from "isomorphic-git"
 import type { CommitInfo } from "@kiln/domain/git/CommitInfo"
 import { catFileBatch } from "./CatFile.ts"

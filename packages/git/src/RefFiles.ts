@@ -1,8 +1,12 @@
 /**
  * The refs of a bare repository read from its files, as `git for-each-ref --format='%(objectname)
  * %(refname)'` lists them, without starting git: a push reads its repository's refs before and
- * after receive-pack, and a process start blocks the event loop for milliseconds where these reads
- * go to the thread pool.
+ * after receive-pack, and every ref listing checks them.
+ *
+ * The reads are synchronous: these files are a few dozen bytes each, read from the page cache in a
+ * few microseconds, where a promise's open, stat, read and close cost the event loop ~0.2 ms per
+ * file (1.5 ms for a repository with 7 loose refs, against 0.1). A repository with thousands of
+ * loose refs lets other work in between batches of files.
  *
  * The files format (loose refs under `refs/`, `packed-refs`) is git's only ref storage up to 2.44;
  * a repository in another (reftable) is not read here (`undefined`: ask git).
@@ -12,45 +16,63 @@
  * packed-refs after, so a ref packed meanwhile is found in the packed file, and a loose value wins
  * over a packed one as in git.
  */
-import { readdir, readFile } from "node:fs/promises"
+import { type Dirent, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+
+/** Loose ref files read between two turns of the event loop (a few µs each). */
+const FILES_PER_TURN = 256
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 const objectId = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
 
 const isMissing = (error: unknown) =>
   error instanceof Error && "code" in error && (error.code === "ENOENT" || error.code === "ENOTDIR" || error.code === "EISDIR")
 
-const readText = (path: string): Promise<string | undefined> =>
-  readFile(path, "utf8").catch((error: unknown) => {
+const readText = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch (error) {
     if (isMissing(error)) return undefined
     throw error
-  })
+  }
+}
+
+const entriesOf = (path: string): Array<Dirent> => {
+  try {
+    return readdirSync(path, { withFileTypes: true })
+  } catch (error) {
+    if (isMissing(error)) return []
+    throw error
+  }
+}
 
 /** Loose refs under `refs/` as stored: an object id or a `ref: <target>` each, and a newline. */
 const readLoose = async (gitdir: string): Promise<Map<string, string>> => {
   const found = new Map<string, string>()
-  const visit = async (relative: string): Promise<void> => {
-    const entries = await readdir(join(gitdir, relative), { withFileTypes: true }).catch((error: unknown) => {
-      if (isMissing(error)) return []
-      throw error
-    })
-    await Promise.all(entries.map(async (entry) => {
+  const directories = ["refs"]
+  let read = 0
+  for (let relative = directories.pop(); relative !== undefined; relative = directories.pop()) {
+    for (const entry of entriesOf(join(gitdir, relative))) {
       const name = `${relative}/${entry.name}`
-      if (entry.isDirectory()) return visit(name)
+      if (entry.isDirectory()) {
+        directories.push(name)
+        continue
+      }
       // A ref being written (`<ref>.lock`) is not a ref yet.
-      if (!entry.isFile() || entry.name.endsWith(".lock")) return
-      const content = await readText(join(gitdir, name))
+      if (!entry.isFile() || entry.name.endsWith(".lock")) continue
+      const content = readText(join(gitdir, name))
       if (content !== undefined) found.set(name, content)
-    }))
+      if (++read % FILES_PER_TURN === 0) await nextTurn()
+    }
   }
-  await visit("refs")
   return found
 }
 
 /** `packed-refs`: `<id> <ref>` lines; `^<id>` lines (peeled tags) and the header are not refs. */
-const readPacked = async (gitdir: string): Promise<Map<string, string>> => {
+const readPacked = (gitdir: string): Map<string, string> => {
   const packed = new Map<string, string>()
-  const text = await readText(join(gitdir, "packed-refs"))
+  const text = readText(join(gitdir, "packed-refs"))
   for (const line of (text ?? "").split("\n")) {
     if (line === "" || line.startsWith("#") || line.startsWith("^")) continue
     const space = line.indexOf(" ")
@@ -65,20 +87,20 @@ const readPacked = async (gitdir: string): Promise<Map<string, string>> => {
  * is equal for two reads exactly when all of those are. Undefined when refs are not kept in files.
  */
 export const refState = async (gitdir: string): Promise<string | undefined> => {
-  const config = await readText(join(gitdir, "config"))
+  const config = readText(join(gitdir, "config"))
   if (config !== undefined && /^\s*refstorage\s*=/im.test(config)) return undefined
-  const head = await readText(join(gitdir, "HEAD"))
+  const head = readText(join(gitdir, "HEAD"))
   const loose = [...await readLoose(gitdir)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  const packed = await readText(join(gitdir, "packed-refs"))
+  const packed = readText(join(gitdir, "packed-refs"))
   return JSON.stringify([config ?? null, head ?? null, packed ?? null, loose])
 }
 
 /** Every ref under `refs/` with the object it points at; undefined when the repository does not keep its refs in files. */
 export const readRefFiles = async (gitdir: string): Promise<Map<string, string> | undefined> => {
-  const config = await readText(join(gitdir, "config"))
+  const config = readText(join(gitdir, "config"))
   if (config !== undefined && /^\s*refstorage\s*=/im.test(config)) return undefined
   const loose = await readLoose(gitdir)
-  const packed = await readPacked(gitdir)
+  const packed = readPacked(gitdir)
   const raw = new Map([...packed, ...[...loose].map(([name, value]) => [name, value.trim()] as const)])
   /** A symbolic ref followed to its object, as for-each-ref shows it; undefined when it leads nowhere. */
   const resolve = (value: string, depth: number): string | undefined => {

@@ -104,3 +104,25 @@ describe("directorySize with settled object directories", () => {
     assert.isFalse(settled.applies("/r/b.git/refs/heads"))
   })
 })
+
+describe("directorySize of a large tree", () => {
+  it("counts every file, and lets other work run between batches of entries", async () => {
+    const root = sandbox.path("large")
+    let expected = 0
+    for (let d = 0; d < 12; d++) {
+      await mkdir(join(root, `d${d}`, "inner"), { recursive: true })
+      for (let f = 0; f < 100; f++) {
+        const content = "x".repeat(d * 100 + f)
+        await writeFile(join(root, `d${d}`, f % 2 === 0 ? "inner" : "", `f${f}`), content)
+        expected += content.length
+      }
+    }
+    let turns = 0
+    const ticking = setInterval(() => turns++, 0)
+    const size = await directorySize(root)
+    clearInterval(ticking)
+    assert.strictEqual(size, expected)
+    // 1,200 files walked without a pause would give no timer a turn until the end.
+    assert.isAtLeast(turns, 1)
+  })
+})

@@ -69,3 +69,20 @@ describe("readRefFiles", () => {
     assert.isFalse(refs?.has("refs/heads/main.lock"))
   })
 })
+
+describe("readRefFiles with many loose refs", () => {
+  it("reads them all, and lets other work run between batches of files", async () => {
+    const gitdir = sandbox.path("many.git")
+    await sandbox.git(["clone", "-q", "--bare", work, gitdir])
+    await mkdir(join(gitdir, "refs", "tags", "many"), { recursive: true })
+    for (let i = 0; i < 700; i++) await writeFile(join(gitdir, "refs", "tags", "many", `t${i}`), `${commits[i % 3]}\n`)
+    let turns = 0
+    const ticking = setInterval(() => turns++, 0)
+    const refs = await readRefFiles(gitdir)
+    clearInterval(ticking)
+    assert.deepStrictEqual(refs, await sandbox.refs(gitdir))
+    assert.strictEqual(refs?.size, 700 + 1)
+    // 700 files read synchronously would give no timer a turn until the end.
+    assert.isAtLeast(turns, 1)
+  })
+})
