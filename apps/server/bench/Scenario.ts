@@ -15,6 +15,8 @@ export interface BenchSettings {
   /** The Postgres server's maintenance database, where fresh databases are created. */
   readonly postgresUrl: string
   readonly users: number
+  /** Rounds of push and fetch that the git scenario's CPU per operation is averaged over. */
+  readonly gitRounds: number
   /** Where Kiln writes V8 CPU profiles, when profiling. */
   readonly cpuProfileDir?: string
 }

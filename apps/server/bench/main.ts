@@ -50,6 +50,8 @@ const usage = `pnpm bench -- [options]
   --warmup <n>          unmeasured seconds before each load (default 10)
   --connections <n>     concurrent connections (default 64)
   --users <n>           users to seed (default 10000)
+  --git-rounds <n>      push and fetch rounds of the git scenario's CPU per operation (default 20;
+                        a run's figures vary by ±20% at 20)
   --postgres-url <url>  maintenance database of the Postgres server
                         (default postgres://postgres@127.0.0.1:5432/postgres)
   --cpu-prof            write V8 CPU profiles of the Kiln server to bench/results/profiles-<time>/
@@ -67,6 +69,7 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "10" },
     connections: { type: "string", default: "64" },
     users: { type: "string", default: "10000" },
+    "git-rounds": { type: "string", default: "20" },
     "postgres-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     "cpu-prof": { type: "boolean", default: false },
     list: { type: "boolean", default: false },
@@ -116,6 +119,7 @@ const settings: BenchSettings = {
   databases,
   postgresUrl: values["postgres-url"],
   users: Math.round(positive("users", values.users)),
+  gitRounds: Math.round(positive("git-rounds", values["git-rounds"])),
   ...(cpuProfileDir === undefined ? {} : { cpuProfileDir })
 }
 

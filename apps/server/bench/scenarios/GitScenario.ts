@@ -27,8 +27,6 @@ const CHANGE_BYTES = 6_000
 const BRANCHES = 500
 const RUNS = 7
 const LIST_CONNECTIONS = 4
-/** Rounds of "3 new commits pushed, then fetched by another clone" for the CPU per operation. */
-const SMALL_ROUNDS = 20
 const SMALL_COMMITS = 3
 
 export const gitEnv = (home: string): NodeJS.ProcessEnv => ({
@@ -150,11 +148,18 @@ const noCpu = (): OperationCpu => ({ server: 0, serverSystem: 0, mainThread: 0, 
 
 /**
  * A working clone of `source` pushes SMALL_COMMITS new commits to `remote` (which already holds
- * `source`'s history) and a second clone fetches them, then fetches again (nothing new), SMALL_ROUNDS
+ * `source`'s history) and a second clone fetches them, then fetches again (nothing new), `rounds`
  * times; the server's own and its children's CPU are read around each operation, as is this
  * process's children's (the client).
  */
-export const smallOperations = async (env: NodeJS.ProcessEnv, source: string, directory: string, remote: string, serverPid: number) => {
+export const smallOperations = async (
+  env: NodeJS.ProcessEnv,
+  source: string,
+  directory: string,
+  remote: string,
+  serverPid: number,
+  rounds: number
+) => {
   const pusher = Path.join(directory, "pusher")
   const fetcher = Path.join(directory, "fetcher")
   await git(env, ["clone", "-q", `file://${source}`, pusher])
@@ -208,7 +213,7 @@ export const smallOperations = async (env: NodeJS.ProcessEnv, source: string, di
     into.client += (clientAfter.children - client.children) * 1000
   }
   const identity = ["-c", "user.name=Bench", "-c", "user.email=bench@bench.invalid"]
-  for (let round = 0; round < SMALL_ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (let commit = 0; commit < SMALL_COMMITS; commit++) {
       const n = round * SMALL_COMMITS + commit
       const i = (n * 131) % FILES
@@ -287,15 +292,15 @@ const runOn = async (
     // CPU per small operation: the server's own (its event loop, database client, PGlite when
     // embedded) against its git children's (receive-pack, upload-pack and what they run), from
     // /proc: CPU time is steady on a shared machine where wall time is not.
-    const small = await smallOperations(env, source, scratch("small"), remote("bench-0"), server.pid)
-    const perOp = (ms: number) => (ms / SMALL_ROUNDS).toFixed(1)
+    const small = await smallOperations(env, source, scratch("small"), remote("bench-0"), server.pid, settings.gitRounds)
+    const perOp = (ms: number) => (ms / settings.gitRounds).toFixed(1)
     const operations = [
       [`push of ${SMALL_COMMITS} new commits`, small.push],
       [`fetch of ${SMALL_COMMITS} new commits`, small.fetch],
       ["fetch of nothing new", small.idleFetch]
     ] as const
     for (const [label, cpu] of operations) {
-      const line = `${label} (${SMALL_ROUNDS} rounds): Kiln CPU (server and git launcher) ${perOp(cpu.server)} ms, ` +
+      const line = `${label} (${settings.gitRounds} rounds): Kiln CPU (server and git launcher) ${perOp(cpu.server)} ms, ` +
         `git CPU ${perOp(cpu.git)} ms per operation, ×${(cpu.server / cpu.git).toFixed(2)} ` +
         `(Kiln's: main thread ${perOp(cpu.mainThread)}, other threads ${perOp(cpu.otherThreads)}, launcher ${perOp(cpu.launcher)}; ` +
         `kernel ${perOp(cpu.serverSystem)}); ` +
