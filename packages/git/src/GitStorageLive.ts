@@ -203,6 +203,9 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
           (lease) => Effect.sync(() => lease?.release())
         ))
 
+    /** The names under `refs/heads` git accepts (a ref file's name could be anything), sorted. */
+    const branchNamesIn = async (gitdir: string) => (await listBranches({ fs, gitdir })).filter(isValidRefName).sort()
+
     const validBranchName = (name: string) =>
       isValidRefName(name) ? Effect.void : Effect.fail(new Invalid({ message: `invalid branch name: ${name}` }))
 
@@ -357,13 +360,15 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
         withReader(location, (gitdir, reader) =>
           Effect.promise(async () => {
             // Only names git accepts reach the reader (a ref file's name could be anything).
-            const names = (await listBranches({ fs, gitdir })).filter(isValidRefName).sort()
+            const names = await branchNamesIn(gitdir)
             const commits = await reader.commits(names.map((name) => `refs/heads/${name}`))
             return names.flatMap((name, index) => {
               const commit = commits[index]
               return commit === undefined ? [] : [{ name, commit }]
             })
           })),
+
+      branchNames: (location) => Effect.flatMap(open(location), ({ gitdir }) => Effect.promise(() => branchNamesIn(gitdir))),
 
       resolveCommit: (location, ref) =>
         withReader(location, (_gitdir, reader) =>

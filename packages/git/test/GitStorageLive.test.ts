@@ -80,6 +80,7 @@ for (const [readerLabel, directory, options] of readers) describe(`GitStorageLiv
       assert.strictEqual(yield* git(["--git-dir", path, "rev-parse", "--is-bare-repository"]), "true\n")
       yield* git(["--git-dir", path, "fsck", "--strict"])
       assert.deepStrictEqual(yield* repos.listBranches({ owner: "alice", name: "empty" }), [])
+      assert.deepStrictEqual(yield* repos.branchNames({ owner: "alice", name: "empty" }), [])
       assert.deepStrictEqual(yield* Effect.promise(() => readdir(join(root, "alice"))), ["empty.git"])
       const again = yield* Effect.flip(repos.create({ owner: "alice", name: "EMPTY" }, { defaultBranch: "main" }))
       assert.strictEqual(again._tag, "AlreadyExists")
@@ -266,6 +267,7 @@ for (const [readerLabel, directory, options] of readers) describe(`GitStorageLiv
       assert.strictEqual(refs.get("refs/heads/release/1.x"), initial)
       assert.strictEqual(refs.get("refs/heads/test-👀"), second)
       assert.deepStrictEqual((yield* repos.listBranches(location)).map((b) => b.name), ["feature/x", "main", "release/1.x", "test-👀"])
+      assert.deepStrictEqual(yield* repos.branchNames(location), ["feature/x", "main", "release/1.x", "test-👀"])
 
       const failure = (effect: Effect.Effect<void, { readonly _tag: string; readonly message: string }>) =>
         Effect.map(Effect.flip(effect), (e) => [e._tag, e.message])
@@ -288,6 +290,7 @@ for (const [readerLabel, directory, options] of readers) describe(`GitStorageLiv
       yield* git(["--git-dir", path, "pack-refs", "--all"])
       yield* repos.deleteBranch(location, "feature/x", second)
       assert.deepStrictEqual((yield* repos.listBranches(location)).map((b) => b.name), ["main"])
+      assert.deepStrictEqual(yield* repos.branchNames(location), ["main"])
 
       yield* repos.setDefaultBranch(location, "develop")
       assert.strictEqual((yield* git(["--git-dir", path, "symbolic-ref", "HEAD"])).trim(), "refs/heads/develop")

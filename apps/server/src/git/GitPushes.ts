@@ -7,6 +7,7 @@
 import { Cause, Effect, Option, Result } from "effect"
 import { Branches } from "@kiln/domain/git/Branches"
 import { Repositories } from "@kiln/domain/repo/Repositories"
+import type { OwnedRepository } from "@kiln/domain/repo/Repository"
 import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { WebhookEvents } from "@kiln/domain/webhook/WebhookEvents"
@@ -30,11 +31,20 @@ export const make = Effect.gen(function*() {
   const services = yield* Effect.context<never>()
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
 
+  /** The repository each write section of this process is for, by path: its push's follow-up reads no row again. */
+  const sections = new Map<string, OwnedRepository>()
+
   const writeSection = <A>(target: PushTarget, push: () => Promise<A>): Promise<A> =>
     run(Effect.gen(function*() {
       const pushing = Effect.tryPromise({ try: push, catch: (error) => error })
       const found = yield* store.find(target.owner, target.repo)
-      return yield* Effect.result(Option.isNone(found) ? pushing : branches.changeSection(found.value, pushing))
+      if (Option.isNone(found)) return yield* Effect.result(pushing)
+      const held = Effect.acquireUseRelease(
+        Effect.sync(() => sections.set(target.path, found.value)),
+        () => pushing,
+        () => Effect.sync(() => sections.delete(target.path))
+      )
+      return yield* Effect.result(branches.changeSection(found.value, held))
     })).then((result) => Result.isSuccess(result) ? result.success : Promise.reject(result.failure))
 
   /**
@@ -44,7 +54,8 @@ export const make = Effect.gen(function*() {
    */
   const afterPush = (push: Push) =>
     Effect.gen(function*() {
-      const found = yield* store.find(push.owner, push.repo)
+      const held = sections.get(push.path)
+      const found = held === undefined ? yield* store.find(push.owner, push.repo) : Option.some(held)
       if (Option.isNone(found)) return
       const repository = yield* repositories.recordPush(found.value.repository.id).pipe(Effect.orDie)
       const owned = { ...found.value, repository }

@@ -17,8 +17,11 @@ export class BranchStore extends Context.Service<BranchStore, {
   readonly replaceAll: (repositoryId: number, branches: ReadonlyArray<Branch>) => Effect.Effect<void>
   /** Whether any branch is recorded, and whether the table is marked as possibly behind git: one read. */
   readonly syncState: (repositoryId: number) => Effect.Effect<{ readonly hasAny: boolean; readonly pending: boolean }>
-  /** Marks the table as possibly behind git; outside a transaction, so the mark holds before the git step. */
-  readonly markPending: (repositoryId: number) => Effect.Effect<void>
+  /**
+   * Marks the table as possibly behind git, outside a transaction so the mark holds before the git
+   * step; true when a mark was there already (left behind by a section that did not finish).
+   */
+  readonly markPending: (repositoryId: number) => Effect.Effect<boolean>
   readonly clearPending: (repositoryId: number) => Effect.Effect<void>
   /** The repositories marked, oldest mark first. */
   readonly pending: () => Effect.Effect<ReadonlyArray<number>>

@@ -180,8 +180,7 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore | Repo
     const changeSection = <A, E, R>(owned: OwnedRepository, change: Effect.Effect<A, E, R>) =>
       locked(owned.repository.id)(Effect.gen(function*() {
         const id = owned.repository.id
-        const { pending: leftBehind } = yield* store.syncState(id)
-        yield* store.markPending(id)
+        const leftBehind = yield* store.markPending(id)
         const result = yield* change
         if (leftBehind) yield* resyncUnlocked(owned)
         yield* store.clearPending(id)

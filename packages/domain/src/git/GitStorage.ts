@@ -70,6 +70,8 @@ export class GitStorage extends Context.Service<GitStorage, {
   sizeInBytes(location: RepositoryLocation): Effect.Effect<number, NotFound | Invalid>
   /** Every branch with its head commit, in name order. */
   listBranches(location: RepositoryLocation): Effect.Effect<ReadonlyArray<BranchHead>, NotFound | Invalid>
+  /** Every branch's name, in name order, without reading a commit (whether a repository is empty). */
+  branchNames(location: RepositoryLocation): Effect.Effect<ReadonlyArray<string>, NotFound | Invalid>
   /**
    * The commit `ref` names: `HEAD`, a full ref (`refs/...`), a branch, a tag (peeled), a full or
    * short (at least 4 hex digits, unambiguous) commit id, tried in that order.

@@ -736,17 +736,17 @@ export const layer: Layer.Layer<
           const location = locationOf(found.value)
           const missing = (error: NotFound | Invalid) => Effect.die(error)
           const size = yield* git.sizeInBytes(location).pipe(Effect.catch(missing))
-          const branches = yield* git.listBranches(location).pipe(Effect.catch(missing))
+          const branches = yield* git.branchNames(location).pipe(Effect.catch(missing))
           const changes: { -readonly [K in keyof RepositoryChanges]: RepositoryChanges[K] } = {
             size,
             isEmpty: branches.length === 0,
             updatedAt: yield* nowSeconds
           }
           const first = branches[0]
-          if (repository.isEmpty && first !== undefined && !branches.some((branch) => branch.name === repository.defaultBranch)) {
-            yield* git.setDefaultBranch(location, first.name).pipe(Effect.catch((error) =>
+          if (repository.isEmpty && first !== undefined && !branches.includes(repository.defaultBranch)) {
+            yield* git.setDefaultBranch(location, first).pipe(Effect.catch((error) =>
               error._tag === "GitStorageFailure" ? Effect.fail(error) : Effect.die(error)))
-            changes.defaultBranch = first.name
+            changes.defaultBranch = first
           }
           return yield* store.update(repository.id, changes).pipe(Effect.orDie)
         }),

@@ -123,7 +123,7 @@ export const layer: Layer.Layer<
         const settings = yield* RepositorySettings
         const missing = () => notUnadopted(owner.name, location.name)
         const head = yield* directories.head(location).pipe(Effect.mapError(missing))
-        const branches = (yield* git.listBranches(location).pipe(Effect.mapError(missing))).map((branch) => branch.name)
+        const branches = yield* git.branchNames(location).pipe(Effect.mapError(missing))
         const size = yield* git.sizeInBytes(location).pipe(Effect.mapError(missing))
         const chosen = adoptedDefaultBranch(head, branches, settings.defaultBranch)
         const defaultBranch = Option.getOrElse(chosen, () => settings.defaultBranch)

@@ -110,8 +110,8 @@ export const layer = Layer.effect(
           Effect.orDie
         ),
       markPending: (repositoryId) =>
-        sql`INSERT INTO branch_sync_pending (repo_id) VALUES (${repositoryId}) ON CONFLICT (repo_id) DO NOTHING`.pipe(
-          Effect.asVoid,
+        sql`INSERT INTO branch_sync_pending (repo_id) VALUES (${repositoryId}) ON CONFLICT (repo_id) DO NOTHING RETURNING repo_id`.pipe(
+          Effect.map((inserted) => inserted.length === 0),
           Effect.orDie
         ),
       clearPending: (repositoryId) =>

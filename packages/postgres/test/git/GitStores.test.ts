@@ -88,6 +88,22 @@ layer(Stores, { timeout: "120 seconds" })("git stores on a database", (it) => {
       assert.isFalse(yield* store.hasAny(one))
     }))
 
+  it.effect("marks a table as possibly behind git, telling a mark left behind from a fresh one", () =>
+    Effect.gen(function*() {
+      const store = yield* BranchStore
+      const one = yield* repository
+      const two = yield* repository
+      assert.isFalse(yield* store.markPending(one))
+      assert.isTrue((yield* store.syncState(one)).pending)
+      assert.isFalse((yield* store.syncState(two)).pending)
+      // A section that never cleared its mark: the next one finds it.
+      assert.isTrue(yield* store.markPending(one))
+      assert.include(yield* store.pending(), one)
+      yield* store.clearPending(one)
+      assert.isFalse((yield* store.syncState(one)).pending)
+      assert.isFalse(yield* store.markPending(one))
+    }))
+
   it.effect("numbers statuses per commit from 1, also when inserted concurrently", () =>
     Effect.gen(function*() {
       const store = yield* CommitStatusStore
