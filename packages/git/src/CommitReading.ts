@@ -1,8 +1,8 @@
 /** Reading commits through isomorphic-git and turning them into domain values. */
-import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
 import { Errors, readCommit, readObject, type ReadCommitResult } from "isomorphic-git"
 import { Option } from "effect"
 import type { CommitInfo, GitActor } from "@kiln/domain/git/CommitInfo"
+import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
 
 interface IsomorphicActor {
   readonly name: string

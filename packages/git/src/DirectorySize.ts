@@ -5,6 +5,7 @@
  */
 import { type Dirent, lstatSync, readdirSync, statSync } from "node:fs"
 import { join } from "node:path"
+import { nextTurn } from "./EventLoopTurn.ts"
 import type { SettledDirectorySizes } from "./SettledDirectorySizes.ts"
 
 /**
@@ -19,8 +20,6 @@ interface WalkState {
   readonly settled: SettledDirectorySizes | undefined
   looked: number
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 const isVanished = (error: unknown): boolean => error instanceof Error && "code" in error && error.code === "ENOENT"
 

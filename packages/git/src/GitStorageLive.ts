@@ -4,7 +4,6 @@
  * repositories whose packs are past that bound), refs changed with `git update-ref` so that
  * concurrent pushes and API calls meet git's own compare-and-swap.
  */
-import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
 import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises"
 import { dirname, join, sep } from "node:path"
 import { commit, listBranches, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
@@ -17,6 +16,7 @@ import { isValidRefName } from "@kiln/domain/git/RefName"
 import { ZeroId } from "@kiln/domain/git/RefUpdate"
 import { readCommitInfo, toIsomorphicActor } from "./CommitReading.ts"
 import { directorySize } from "./DirectorySize.ts"
+import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
 import { SettledDirectorySizes } from "./SettledDirectorySizes.ts"
 import { type GitCommandOptions, readRefs, runGit } from "./GitCommand.ts"
 import { gitReader, isomorphicReader, type ObjectReader } from "./ObjectReaders.ts"
@@ -359,7 +359,6 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
       listBranches: (location) =>
         withReader(location, (gitdir, reader) =>
           Effect.promise(async () => {
-            // Only names git accepts reach the reader (a ref file's name could be anything).
             const names = await branchNamesIn(gitdir)
             const commits = await reader.commits(names.map((name) => `refs/heads/${name}`))
             return names.flatMap((name, index) => {

@@ -3,12 +3,12 @@
  * packs fit the cache budget), and `git cat-file --batch` (memory bounded by what is read, for
  * repositories whose packs do not). GitStorageLive picks one per repository and call.
  */
-import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
 import { Errors, expandOid, readObject, resolveRef } from "isomorphic-git"
 import type { CommitInfo } from "@kiln/domain/git/CommitInfo"
 import { catFileBatch } from "./CatFile.ts"
 import { isMissing, parseCommitObject, peelToCommit, readCommitInfo } from "./CommitReading.ts"
 import type { GitCommandOptions } from "./GitCommand.ts"
+import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
 
 export interface ObjectReader {
   /**

@@ -18,11 +18,10 @@
  */
 import { type Dirent, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { nextTurn } from "./EventLoopTurn.ts"
 
 /** Loose ref files read between two turns of the event loop (a few µs each). */
 const FILES_PER_TURN = 256
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 const objectId = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
 
