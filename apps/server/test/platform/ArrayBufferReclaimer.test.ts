@@ -12,6 +12,13 @@ const passChunks = () => {
   return checksum
 }
 
+/**
+ * What may be left of 48 MB once reclaimed: up to the threshold (4 MB) of dead buffers below the
+ * trigger, and whatever the test worker itself holds meanwhile (its reports to vitest: up to ~5 MB
+ * seen). Without the reclaimer over 32 MB stays.
+ */
+const RECLAIMED_BOUND = 12 * MB
+
 const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
 
 const arrayBuffersAfterTransfer = (reclaimer: Layer.Layer<never>) =>
@@ -27,7 +34,7 @@ describe("ArrayBufferReclaimer", () => {
   it.effect("frees a transfer's dead buffers within a few checks", () =>
     Effect.gen(function*() {
       const left = yield* arrayBuffersAfterTransfer(ArrayBufferReclaimer.layer({ intervalMillis: 10, thresholdBytes: 4 * MB }))
-      assert.isBelow(left, 8 * MB)
+      assert.isBelow(left, RECLAIMED_BOUND)
     }))
 
   it.effect("leaves ordinary amounts alone: below the threshold nothing is collected", () =>
@@ -55,7 +62,7 @@ describe("ArrayBufferReclaimer", () => {
       const before = process.memoryUsage().arrayBuffers
       assert.strictEqual(passChunks(), 48 * MB)
       yield* settle
-      assert.isBelow(process.memoryUsage().arrayBuffers - before, 8 * MB)
+      assert.isBelow(process.memoryUsage().arrayBuffers - before, RECLAIMED_BOUND)
       assert.strictEqual(live.length, 256)
     })))
 })
