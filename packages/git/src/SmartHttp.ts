@@ -39,6 +39,8 @@ export interface GitAccessRequest {
   readonly credentials: GitCredentials | undefined
   /** The client's address, for limiting failed sign-ins: as the handler was given it, or the connection's peer. */
   readonly clientAddress?: string | undefined
+  /** Aborted when the client leaves: a decision still waiting (a sign-in queued for its turn) is no longer wanted. */
+  readonly signal?: AbortSignal | undefined
 }
 
 export type GitAccessDecision =
@@ -73,6 +75,7 @@ export interface PushTarget {
 }
 
 export interface SmartHttpOptions {
+  /** May reject once `request.signal` is aborted: the client has left, and nothing is answered. */
   readonly authorize: (request: GitAccessRequest) => Promise<GitAccessDecision>
   /**
    * Runs after a push changed refs, before the push's response ends, inside the write section.
@@ -466,7 +469,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       repo: route.repo,
       service,
       credentials: parseBasic(req.headers.authorization),
-      clientAddress: clientAddress ?? req.socket.remoteAddress
+      clientAddress: clientAddress ?? req.socket.remoteAddress,
+      signal: abortedWith(res)
     })
     switch (decision.kind) {
       case "unauthorized":
@@ -508,7 +512,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         if (error instanceof GitSlotsBusy && !res.headersSent) {
           return plain(res, 503, "Service Unavailable: too many git requests at once", { "Retry-After": String(error.retryAfterSeconds) })
         }
-        // A client that left while waiting for a slot: nothing to answer.
+        // A client that left while waiting for its sign-in or a slot: nothing to answer.
         if (res.destroyed) return
         reportError(error, parseSmartHttpPath(new URL(req.url ?? "/", "http://localhost").pathname) ?? { owner: "", repo: "" })
         if (!res.headersSent) plain(res, 500, "Internal Server Error")

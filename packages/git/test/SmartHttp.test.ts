@@ -320,3 +320,44 @@ describe("RepositoryLocks", () => {
     assert.strictEqual(await locks.withLock("a", async () => "next"), "next")
   })
 })
+
+describe("SmartHttp when the client leaves during its authorization", () => {
+  it("aborts the signal the authorization was given, and answers nothing", async () => {
+    const aborted: Array<string> = []
+    let reached: () => void = () => {}
+    const waiting = new Promise<void>((resolve) => {
+      reached = resolve
+    })
+    const handler = makeSmartHttpHandler({
+      // A sign-in waiting for its turn: it ends only when its client leaves.
+      authorize: (request) =>
+        new Promise<GitAccessDecision>((_, reject) => {
+          request.signal?.addEventListener("abort", () => {
+            aborted.push(`${request.owner}/${request.repo}`)
+            reject(new Error("client left"))
+          })
+          reached()
+        }),
+      afterPush: async () => {},
+      onError: (error) => {
+        throw error
+      }
+    })
+    const leaving = createServer((req, res) => handler(req, res))
+    await new Promise<void>((resolve) => leaving.listen(0, "127.0.0.1", resolve))
+    try {
+      const controller = new AbortController()
+      const port = (leaving.address() as AddressInfo).port // a listening TCP server has an AddressInfo
+      const answer = fetch(`http://127.0.0.1:${port}/alice/public.git/info/refs?service=git-upload-pack`, {
+        signal: controller.signal
+      }).then(() => "answered", () => "left")
+      await waiting
+      controller.abort()
+      assert.strictEqual(await answer, "left")
+      for (let i = 0; i < 100 && aborted.length === 0; i++) await sleep(10)
+      assert.deepStrictEqual(aborted, ["alice/public"])
+    } finally {
+      await new Promise((resolve) => leaving.close(resolve))
+    }
+  })
+})

@@ -92,7 +92,9 @@ export const make = Effect.gen(function*() {
     })
 
   const handler = makeSmartHttpHandler({
-    authorize: (request) => run(decide(request)),
+    // A client that leaves stops its decision: a sign-in waiting for its turn to derive a hash
+    // (PasswordDerivations) leaves the queue, as the API's request fibers do when their client goes.
+    authorize: (request) => Effect.runPromiseWith(services)(decide(request), { signal: request.signal }),
     afterPush: pushes.afterPush,
     writeSection: pushes.writeSection,
     basePath,

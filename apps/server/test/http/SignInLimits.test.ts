@@ -160,3 +160,30 @@ layer(
 })
 
 const ADMIN_NAME = TestServer.ADMIN.username
+
+layer(
+  TestServer.layer({ signInMaxFailuresPerAccount: 0, signInMaxFailuresPerAddress: 0, passwordHashMaxConcurrent: 1 }, { scryptCost: 17 }),
+  { timeout: "180 seconds" }
+)("git sign-ins whose client left", (it) => {
+  it.effect("leave the queue of sign-ins waiting for a derivation: others take their places at once", () =>
+    Effect.gen(function*() {
+      const base = yield* TestServer.baseUrl
+      const signIn = (name: string, signal?: AbortSignal) =>
+        fetch(`${base}/someone/repo.git/info/refs?service=git-upload-pack`, {
+          headers: { authorization: `Basic ${Buffer.from(`${name}:wrong`).toString("base64")}` },
+          ...(signal === undefined ? {} : { signal })
+        }).then((response) => response.status, () => "left" as const)
+      // More wrong passwords over git at once than the queue holds (32 for one turn): one derives
+      // (≥ 50 ms at N=2^17), 32 wait, and the rest are refused. A refusal says the queue is full.
+      const controller = new AbortController()
+      const crowd = Array.from({ length: 48 }, (_, i) => signIn(`leaver-${i}`, controller.signal))
+      const refused = crowd.map((answer) => answer.then((status) => status === 429 ? status : new Promise<never>(() => {})))
+      assert.strictEqual(yield* Effect.promise(() => Promise.race(refused)), 429)
+      controller.abort()
+      assert.isAtLeast((yield* Effect.promise(() => Promise.all(crowd))).filter((outcome) => outcome === "left").length, 30)
+      // Their places are free: five more all wait their turn (401 each), where a queue still held
+      // by the departed would refuse all but the one a finished derivation let in.
+      const next = yield* Effect.promise(() => Promise.all(Array.from({ length: 5 }, (_, i) => signIn(`next-${i}`))))
+      assert.deepStrictEqual(next, [401, 401, 401, 401, 401])
+    }))
+})
