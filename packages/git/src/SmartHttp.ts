@@ -464,13 +464,14 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       }
     }
 
+    const left = abortedWith(res)
     const decision = await options.authorize({
       owner: route.owner,
       repo: route.repo,
       service,
       credentials: parseBasic(req.headers.authorization),
       clientAddress: clientAddress ?? req.socket.remoteAddress,
-      signal: abortedWith(res)
+      signal: left
     })
     switch (decision.kind) {
       case "unauthorized":
@@ -492,7 +493,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     if (!exists) return plain(res, 404, "Not Found")
 
     const protocol = gitProtocol(req)
-    if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol, abortedWith(res))
+    if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol, left)
     if (service === "git-upload-pack") {
       return protocol !== undefined && readsWhole(req, protocol)
         ? uploadPackWhole(req, res, route, decision.path, protocol)
