@@ -11,7 +11,7 @@ import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cliEntry } from "../../build/ServerBundle.ts"
-import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
+import { freePort, type ServerProcess, spawnServer, sshListening } from "../support/ServerProcess.ts"
 import { makeKeyPair, runProgram, sshExec, sshGit } from "../support/SshClient.ts"
 
 const ROOT = `Basic ${Buffer.from("root:root-password").toString("base64")}`
@@ -45,10 +45,7 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
         KILN_ACCESS_LOG: "false"
       }
     })
-    await listening(server)
-    for (let attempt = 0; attempt < 300 && !server.output.includes("SSH listening"); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await sshListening(server)
   }
 
   const newRepo = async (name: string) => {

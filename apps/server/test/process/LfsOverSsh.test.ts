@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
+import { freePort, type ServerProcess, spawnServer, sshListening } from "../support/ServerProcess.ts"
 import { makeKeyPair, sshExec, sshGit } from "../support/SshClient.ts"
 
 const ROOT = `Basic ${Buffer.from("root:root-password").toString("base64")}`
@@ -51,10 +51,7 @@ describe("git-lfs over SSH", { timeout: 240_000 }, () => {
         KILN_ACCESS_LOG: "false"
       }
     })
-    await listening(server)
-    for (let attempt = 0; attempt < 300 && !server.output.includes("SSH listening"); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await sshListening(server)
     assert.strictEqual((await api("POST", "/admin/users/root/keys", { title: "laptop", key: owner.publicKey })).status, 201)
     assert.strictEqual((await api("POST", "/user/repos", { name: "assets", auto_init: true, readme: "Default" })).status, 201)
     const added = await api("POST", "/repos/root/assets/keys", { title: "ci", key: deploy.publicKey, read_only: true })

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
 import { cliEntry } from "../../build/ServerBundle.ts"
-import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
+import { freePort, type ServerProcess, spawnServer, sshListening } from "../support/ServerProcess.ts"
 import { makeKeyPair, runProgram, sshGit } from "../support/SshClient.ts"
 
 const serverUrl = process.env["KILN_TEST_DATABASE_URL"]
@@ -47,10 +47,7 @@ describe.skipIf(serverUrl === undefined)("SSH keys across two processes", { time
       })
       processes.push({ server, http, ssh })
     }
-    await Promise.all(processes.map((entry) => listening(entry.server)))
-    for (const entry of processes) {
-      while (!entry.server.output.includes("SSH listening")) await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await Promise.all(processes.map((entry) => sshListening(entry.server)))
   })
   afterAll(async () => {
     for (const entry of processes) entry.server.child.kill("SIGTERM")

@@ -6,16 +6,39 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { serverEntry } from "../../build/ServerBundle.ts"
 
-/** A port nobody listens on right now. */
-export const freePort = () =>
-  new Promise<number>((resolve) => {
+const FIRST_PORT = 12_000
+const SLICE_SIZE = 600
+/** Slices that fit below 32768. */
+const WORKER_SLICES = Math.floor((32_768 - FIRST_PORT) / SLICE_SIZE)
+const handedOut = new Set<number>()
+
+const bindable = (port: number) =>
+  new Promise<boolean>((resolve) => {
     const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
   })
+
+/**
+ * A port nobody listens on, for a server process to bind. Ports come from below the kernel's
+ * ephemeral range (32768 and up on Linux), from which the suite's outgoing connections (git, ssh,
+ * PostgreSQL clients) take their local ports: a port found free by binding port 0 could be taken by
+ * such a connection before the server binds it. A server that cannot bind exits; in CI a test once
+ * waited 120 s for an SSH server that never listened, which a taken port produces exactly. Each
+ * vitest worker draws from its own slice, so test files running side by side never hand out the same
+ * port, and a file never gets one twice.
+ */
+export const freePort = async (): Promise<number> => {
+  const worker = Number(process.env["VITEST_POOL_ID"] ?? "1")
+  const first = FIRST_PORT + ((Number.isInteger(worker) && worker > 0 ? worker - 1 : 0) % WORKER_SLICES) * SLICE_SIZE
+  for (let attempt = 0; attempt < SLICE_SIZE; attempt++) {
+    const port = first + Math.floor(Math.random() * SLICE_SIZE)
+    if (handedOut.has(port)) continue
+    handedOut.add(port)
+    if (await bindable(port)) return port
+  }
+  throw new Error(`no free port in ${first}-${first + SLICE_SIZE - 1}`)
+}
 
 export interface ServerProcess {
   readonly child: ChildProcess
@@ -59,12 +82,21 @@ export const spawnServer = (options: {
   return running
 }
 
-/** Resolves once the server listens; fails when it exits or does not start within 30 s. */
-export const listening = async (running: ServerProcess) => {
+/** Resolves once `line` is in the server's output; fails when it exits or does not print it within 30 s. */
+const printed = async (running: ServerProcess, line: string) => {
   for (let attempt = 0; attempt < 300; attempt++) {
-    if (running.output.includes("Listening on")) return
+    if (running.output.includes(line)) return
     if (running.child.exitCode !== null) throw new Error(`server exited: ${running.output}`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  throw new Error(`server did not start: ${running.output}`)
+  throw new Error(`server did not print "${line}": ${running.output}`)
+}
+
+/** Resolves once the server listens; fails when it exits or does not start within 30 s. */
+export const listening = (running: ServerProcess) => printed(running, "Listening on")
+
+/** Resolves once the built-in SSH server listens too; fails as `listening` does. */
+export const sshListening = async (running: ServerProcess) => {
+  await listening(running)
+  await printed(running, "SSH listening")
 }
