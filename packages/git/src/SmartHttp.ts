@@ -47,6 +47,8 @@ export type GitAccessDecision =
   /** `pusher`: the account id a push is made by, handed to `afterPush`. */
   | { readonly kind: "allowed"; readonly path: string; readonly pusher?: number | undefined }
   | { readonly kind: "unauthorized" }
+  /** A signed-in account refused before anything else (401 with `message`, and no challenge). */
+  | { readonly kind: "account-refused"; readonly message: string }
   | { readonly kind: "forbidden" }
   | { readonly kind: "not-found" }
   /** The repository was renamed: the same request goes to its current `owner/repo` (301). */
@@ -476,6 +478,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     switch (decision.kind) {
       case "unauthorized":
         return plain(res, 401, "Unauthorized", { "WWW-Authenticate": 'Basic realm="."' })
+      case "account-refused":
+        return plain(res, 401, decision.message)
       case "forbidden":
         return plain(res, 403, "Forbidden")
       case "not-found":

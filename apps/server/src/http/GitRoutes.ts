@@ -3,8 +3,8 @@
  * Node handler of `@kiln/git` behind the access decision every git transport shares (GitAccess),
  * and every push through the path every transport shares (GitPushes).
  *
- * Credentials given are checked first (401 when wrong, 429 with too many sign-ins); then GitAccess
- * decides: 401 with a Basic challenge where it asks for a sign-in, 403 for a refusal, 404 for a
+ * Credentials given are checked first (401 when wrong, 429 with too many sign-ins; 401 with
+ * Forgejo's text for an account that must change its password); then GitAccess decides: 401 with a Basic challenge where it asks for a sign-in, 403 for a refusal, 404 for a
  * hidden repository, 301 to the current name of a renamed one (git follows it), 413 for a push to
  * an owner over quota.
  */
@@ -14,7 +14,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import { Effect, Option, Redacted, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Authentication, type Principal } from "@kiln/domain/auth/Authentication"
-import { anonymous, GitAccess, signed } from "@kiln/domain/git/GitAccess"
+import { anonymous, GitAccess, httpAccountRefusal, signed } from "@kiln/domain/git/GitAccess"
 import {
   type GitAccessDecision,
   type GitAccessRequest,
@@ -77,7 +77,10 @@ export const make = Effect.gen(function*() {
       const attempt = yield* Effect.result(signIn(request))
       if (Result.isFailure(attempt)) return { kind: "throttled", retryAfterSeconds: attempt.failure.retryAfterSeconds } as const
       if (Option.isNone(attempt.success)) return { kind: "unauthorized" } as const
-      const caller = Option.match(attempt.success.value, { onNone: () => anonymous, onSome: signed })
+      const principal = attempt.success.value
+      const refused = Option.isSome(principal) ? httpAccountRefusal(principal.value.user) : undefined
+      if (refused !== undefined) return { kind: "account-refused", message: refused } as const
+      const caller = Option.match(principal, { onNone: () => anonymous, onSome: signed })
       const decision = yield* access.decide(caller, request.owner, request.repo, request.service === "git-upload-pack" ? "read" : "write")
       switch (decision.kind) {
         case "allowed": {

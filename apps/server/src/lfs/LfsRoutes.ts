@@ -4,7 +4,8 @@
  *
  * Who may do what is GitAccess's decision, as for git's own routes: read to download, write to
  * upload and lock (token scopes, public-only tokens, archived repositories, mirrors, disabled
- * accounts follow), and an old name of a renamed repository leads on to its current one (301 for
+ * accounts follow; an account that must change its password gets 401, as from Forgejo's web
+ * middleware, unless it came with a token from `git-lfs-authenticate`), and an old name of a renamed repository leads on to its current one (301 for
  * GET, 307 for the rest so that the body is sent again). Credentials: Basic (password or token),
  * `token`/`Bearer` access tokens, and the short-lived tokens of `git-lfs-authenticate`.
  *
@@ -23,6 +24,7 @@ import {
   type GitAccessDecision,
   type GitCaller,
   type GitOperation,
+  httpAccountRefusal,
   refusalMessage,
   signed
 } from "@kiln/domain/git/GitAccess"
@@ -100,6 +102,9 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
           SignInThrottled: (throttled) => answered(lfsMessage(429, throttled.message, retryAfter(throttled)))
         })
       )
+      // Without a challenge: asking again for the same credentials would not help.
+      const refused = httpAccountRefusal(principal.user)
+      if (refused !== undefined) return yield* answered(lfsMessage(401, refused))
       return { caller: signed(principal), binding: Option.none() } satisfies LfsCaller
     })
 

@@ -6,7 +6,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Path from "node:path"
 import { KilnConfig } from "../../src/config/KilnConfig.ts"
-import { at, baseUrl, createToken, createUser, request } from "../support/TestServer.ts"
+import { admin, at, baseUrl, createToken, createUser, request } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 import { cloneUrl, type GitClient, makeGitClient } from "./GitClient.ts"
 
@@ -173,6 +173,51 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("git smart HTTP", (it) => 
       assert.strictEqual(viaWrite.code, 0, viaWrite.stderr)
       const tokenBranch = yield* request("GET", "/api/v1/repos/olivia/open/branches/token-branch")
       assert.strictEqual(tokenBranch.status, 200, tokenBranch.text)
+    })))
+
+  it.effect("refuses an account that must change its password with Forgejo's 401, whatever the repository, until it no longer must", () =>
+    Effect.scoped(Effect.gen(function*() {
+      // An administrator's new account must change its password unless told otherwise.
+      const created = yield* request("POST", "/api/v1/admin/users", {
+        auth: admin,
+        json: { username: "nell", email: "nell@example.com", password: "nell-password" }
+      })
+      assert.strictEqual(created.status, 201, created.text)
+      assert.strictEqual((yield* request("GET", "/api/v1/user", { auth: TestServer.basic("nell", "nell-password") })).status, 403)
+      const made = yield* request("POST", "/api/v1/admin/users/nell/repos", { auth: admin, json: { name: "own", private: true, auto_init: true } })
+      assert.strictEqual(made.status, 201, made.text)
+      const base = yield* baseUrl
+      const nell = `Basic ${Buffer.from("nell:nell-password").toString("base64")}`
+      const advertise = (path: string) =>
+        Effect.promise(() => fetch(`${base}/${path}/info/refs?service=git-upload-pack`, { headers: { authorization: nell } }))
+
+      // Forgejo's web middleware answers before looking at the repository: its own, root's public
+      // one, and one that does not exist alike. No challenge: the same credentials would not help.
+      for (const path of ["nell/own.git", "nell/own", "nell/nothing.git"]) {
+        const refused = yield* advertise(path)
+        assert.strictEqual(refused.status, 401, path)
+        assert.strictEqual(yield* Effect.promise(() => refused.text()), "Update your password\n")
+        assert.isNull(refused.headers.get("www-authenticate"))
+      }
+      const client = yield* makeGitClient
+      const url = cloneUrl(base, "nell", "own", { username: "nell", password: "nell-password" })
+      const cloned = yield* client.run(["clone", "-q", url, client.path("nell-own")])
+      assert.notStrictEqual(cloned.code, 0)
+      const push = yield* request("POST", "/nell/own.git/git-receive-pack", {
+        auth: TestServer.basic("nell", "nell-password"),
+        body: "0000",
+        contentType: "application/x-git-receive-pack-request"
+      })
+      assert.strictEqual(push.status, 401)
+
+      const changed = yield* request("PATCH", "/api/v1/admin/users/nell", {
+        auth: admin,
+        json: { login_name: "nell", source_id: 0, must_change_password: false }
+      })
+      assert.strictEqual(changed.status, 200, changed.text)
+      assert.strictEqual((yield* advertise("nell/own.git")).status, 200)
+      const again = yield* client.run(["clone", "-q", url, client.path("nell-own-again")])
+      assert.strictEqual(again.code, 0, again.stderr)
     })))
 
   it.effect("serialises concurrent pushes to one repository without losing a ref update", () =>

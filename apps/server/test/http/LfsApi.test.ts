@@ -266,6 +266,26 @@ describe("Git LFS API", () => {
         assert.strictEqual(movedGet.headers.get("location"), `${ROOT_URL}dora/art/info/lfs/objects/${item.oid}`)
       }))
 
+    it.effect("refuses an account that must change its password with 401 and Forgejo's text, by password or token", () =>
+      Effect.gen(function*() {
+        const mona = yield* createUser("mona")
+        yield* createRepo(mona.auth, "media")
+        const token = yield* createToken(mona.auth, "mona", "lfs", ["write:repository"])
+        const must = yield* request("PATCH", "/api/v1/admin/users/mona", {
+          auth: TestServer.admin,
+          json: { login_name: "mona", source_id: 0, must_change_password: true }
+        })
+        assert.strictEqual(must.status, 200, must.text)
+        const item = object(32)
+        for (const auth of [mona.auth, TestServer.basic("mona", token)]) {
+          const refused = yield* batch("mona/media", "upload", [{ oid: item.oid, size: item.size }], auth)
+          assert.strictEqual(refused.status, 401, refused.text)
+          assert.deepStrictEqual(refused.body, { message: "Update your password" })
+          assert.isNull(refused.headers.get("lfs-authenticate"))
+        }
+        assert.strictEqual((yield* upload("mona/media", item, mona.auth)).status, 401)
+      }))
+
     it.effect("links an object stored already only for a caller who may read it or uploads its bytes; forks and deletions follow", () =>
       Effect.gen(function*() {
         const frank = yield* createUser("frank")

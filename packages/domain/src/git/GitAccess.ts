@@ -3,7 +3,8 @@
  * and the LFS API that rides on them), so that they cannot drift apart. Forgejo's rules, in its
  * order (routers/web/repo/githttp.go, cmd/serv.go with routers/private/serv.go):
  *
- * 1. an account that may not sign in (prohibited, inactive, must change its password) is refused;
+ * 1. an account that may not sign in (prohibited, inactive) is refused; one that must change its
+ *    password is refused over HTTP only (`httpAccountRefusal`, asked by those transports first);
  * 2. an unknown repository, or one the caller may not see, is hidden; an anonymous caller is asked
  *    to sign in first, so nobody learns whether it exists; an old name of a renamed repository the
  *    caller may see leads on to its current name;
@@ -107,6 +108,15 @@ export const refusalMessage = (reason: GitRefusal): string => {
       return "This deploy key is read-only: it cannot push."
   }
 }
+
+/**
+ * Over HTTP (git's smart HTTP and the LFS API), Forgejo's web middleware refuses a signed-in
+ * account that must change its password before it looks at the repository: 401 with this text
+ * (routers/web/web.go, `verifyAuthWithOptions`, for git's user agents). SSH lets it through.
+ * A disabled account is left to `decide`, which refuses it with its own text.
+ */
+export const httpAccountRefusal = (user: User): string | undefined =>
+  user.mustChangePassword && !isDisabled(user) ? "Update your password" : undefined
 
 /**
  * Rules 3 to 6 for a repository the caller may see, with `access` as RepositoryAccess computed it;
@@ -227,7 +237,7 @@ export const layer: Layer.Layer<
       if (caller._tag === "DeployKey") return yield* forDeployKey(caller, owner, repo, operation, quotaSubject)
       const user = caller._tag === "Signed" ? Option.some(caller.principal.user) : Option.none<User>()
       // Only a disabled account: Forgejo's `serv` lets one that must change its password use git
-      // (over HTTP the request was refused before, as every other route refuses it).
+      // (over HTTP the transport asked httpAccountRefusal first).
       if (Option.isSome(user) && isDisabled(user.value)) return forbidden("account-disabled")
       const found = yield* Effect.result(repositories.accessible(user, owner, repo))
       if (Result.isFailure(found)) {
