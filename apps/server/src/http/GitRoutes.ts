@@ -4,9 +4,9 @@
  * and every push through the path every transport shares (GitPushes).
  *
  * Credentials given are checked first (401 when wrong, 429 with too many sign-ins; 401 with
- * Forgejo's text for an account that must change its password); then GitAccess decides: 401 with a Basic challenge where it asks for a sign-in, 403 for a refusal, 404 for a
- * hidden repository, 301 to the current name of a renamed one (git follows it), 413 for a push to
- * an owner over quota.
+ * Forgejo's text for an account that must change its password); then GitAccess decides: 401 with
+ * a Basic challenge where it asks for a sign-in, 403 for a refusal, 404 for a hidden repository,
+ * 301 to the current name of a renamed one (git follows it), 413 for a push to an owner over quota.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"

@@ -5,9 +5,10 @@
  * Who may do what is GitAccess's decision, as for git's own routes: read to download, write to
  * upload and lock (token scopes, public-only tokens, archived repositories, mirrors, disabled
  * accounts follow; an account that must change its password gets 401, as from Forgejo's web
- * middleware, unless it came with a token from `git-lfs-authenticate`), and an old name of a renamed repository leads on to its current one (301 for
- * GET, 307 for the rest so that the body is sent again). Credentials: Basic (password or token),
- * `token`/`Bearer` access tokens, and the short-lived tokens of `git-lfs-authenticate`.
+ * middleware, unless it came with a token from `git-lfs-authenticate`), and an old name of a
+ * renamed repository leads on to its current one (301 for GET, 307 for the rest so that the body
+ * is sent again). Credentials: Basic (password or token), `token`/`Bearer` access tokens, and the
+ * short-lived tokens of `git-lfs-authenticate`.
  *
  * Statuses and bodies are Forgejo's (services/lfs/server.go, locks.go), with these deviations,
  * each what git-lfs's API documentation asks: a caller who signed in but may not do the operation
