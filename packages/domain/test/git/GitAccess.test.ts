@@ -2,7 +2,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { Option } from "effect"
 import fc from "fast-check"
 import { type AccessTokenScope, accessTokenScopes } from "../../src/auth/AccessTokenScope.ts"
-import { type AccountCaller, anonymous, deployKey, deployKeyRefusal, type GitOperation, repositoryRefusal, signed } from "../../src/git/GitAccess.ts"
+import {
+  type AccountCaller,
+  anonymous,
+  deployKey,
+  deployKeyRefusal,
+  type GitOperation,
+  httpAccountRefusal,
+  repositoryRefusal,
+  signed
+} from "../../src/git/GitAccess.ts"
 import { type AccessMode, accessModes, atLeast } from "../../src/org/AccessMode.ts"
 import type { RepositoryAccess } from "../../src/org/RepositoryAccess.ts"
 import { unitKeys, type UnitKey } from "../../src/org/Unit.ts"
@@ -96,6 +105,13 @@ describe("GitAccess rules", () => {
       })
       const expected = scopesAllow && (atLeast(c.code, "write") || atLeast(c.mode, "admin"))
       assert.strictEqual(decision === undefined, expected)
+    }))
+  })
+
+  it("over HTTP refuses exactly an enabled account that must change its password (a disabled one is decide's)", () => {
+    fc.assert(fc.property(fc.boolean(), fc.boolean(), fc.boolean(), (mustChangePassword, prohibitLogin, active) => {
+      const refusal = httpAccountRefusal(account({ mustChangePassword, prohibitLogin, active }))
+      assert.strictEqual(refusal, mustChangePassword && !prohibitLogin && active ? "Update your password" : undefined)
     }))
   })
 
