@@ -128,10 +128,15 @@ layer(TestServer.layer({ signInMaxFailuresPerAccount: 0, signInMaxFailuresPerAdd
   }
 )
 
-layer(
-  TestServer.layer({ signInMaxFailuresPerAccount: 0, signInMaxFailuresPerAddress: 0, passwordHashMaxConcurrent: 1 }, { scryptCost: 17 }),
-  { timeout: "180 seconds" }
-)("password hashing at production cost", (it) => {
+const ADMIN_NAME = TestServer.ADMIN.username
+
+/** One derivation at a time at production cost (N=2^17), with no failure limits in the way. */
+const productionCost = TestServer.layer(
+  { signInMaxFailuresPerAccount: 0, signInMaxFailuresPerAddress: 0, passwordHashMaxConcurrent: 1 },
+  { scryptCost: 17 }
+)
+
+layer(productionCost, { timeout: "180 seconds" })("password hashing at production cost", (it) => {
   it.effect("an unknown account costs a derivation, as a wrong password does", () =>
     Effect.gen(function*() {
       const timed = (username: string) =>
@@ -159,12 +164,8 @@ layer(
     }))
 })
 
-const ADMIN_NAME = TestServer.ADMIN.username
 
-layer(
-  TestServer.layer({ signInMaxFailuresPerAccount: 0, signInMaxFailuresPerAddress: 0, passwordHashMaxConcurrent: 1 }, { scryptCost: 17 }),
-  { timeout: "180 seconds" }
-)("git sign-ins whose client left", (it) => {
+layer(productionCost, { timeout: "180 seconds" })("git sign-ins whose client left", (it) => {
   it.effect("leave the queue of sign-ins waiting for a derivation: others take their places at once", () =>
     Effect.gen(function*() {
       const base = yield* TestServer.baseUrl
