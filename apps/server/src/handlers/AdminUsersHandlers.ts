@@ -1,6 +1,5 @@
 /** Spec 4.1 handlers: translate wire options to the account services and domain errors to Forgejo's answers. */
 import { Effect, Option, Redacted } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { Organizations } from "@kiln/domain/org/Organizations"
 import { PublicKeys } from "@kiln/domain/user/PublicKeys"
@@ -8,6 +7,7 @@ import { UserAccounts } from "@kiln/domain/user/UserAccounts"
 import { type AccountSort, UserStore } from "@kiln/domain/user/UserStore"
 import { bindVisibility } from "@kiln/domain/user/Visibility"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors, type DomainError } from "../http/ApiErrors.ts"
 import { requireSiteAdmin } from "../http/Caller.ts"
@@ -26,7 +26,7 @@ const parseCreatedAt = (text: string | undefined): number | undefined => {
   return Number.isNaN(millis) ? undefined : Math.floor(millis / 1000)
 }
 
-export const AdminUsersHandlers = HttpApiBuilder.group(Api, "admin", Effect.fnUntraced(function*(handlers) {
+export const AdminUsersHandlers = HandlerGroup.group(Api, "admin", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
   const accounts = yield* UserAccounts
   const keys = yield* PublicKeys
   const organizations = yield* Organizations

@@ -3,11 +3,12 @@
  * GitArchives) and streamed from disk, with Forgejo's headers, a strong ETag (the bytes are fixed
  * by the commit), single-range requests and `If-None-Match`.
  */
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { type ArchiveFormat, type ByteRange, GitArchives } from "@kiln/domain/git/GitArchives"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { forgejoJson } from "../http/ErrorResponses.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
@@ -49,7 +50,7 @@ export const parseRange = (header: string | undefined, size: number): ByteRange 
 
 const escapeFilename = (name: string) => encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
 
-export const ArchiveHandlers = HttpApiBuilder.group(Api, "repositoryArchive", Effect.fnUntraced(function*(handlers) {
+export const ArchiveHandlers = HandlerGroup.group(Api, "repositoryArchive", [ApiErrors], Effect.fnUntraced(function*(handlers) {
   const { errors, lookup, config } = yield* makeRepoRequests
   const archives = yield* GitArchives
 

@@ -1,6 +1,7 @@
 /** `/repos/{owner}/{repo}/branches` and the repository's signing key (api-facts §4.6, §6). */
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import type { Branch } from "@kiln/domain/git/Branch"
 import { EMPTY_REPOSITORY_MESSAGE, OLD_BRANCH_MISSING_MESSAGE } from "@kiln/domain/git/Branch"
 import { Branches, type CreateBranchFailure, type DeleteBranchFailure } from "@kiln/domain/git/Branches"
@@ -10,6 +11,7 @@ import { signingKeyFor } from "@kiln/domain/signing/SigningKeyResolution"
 import { SigningKeys } from "@kiln/domain/signing/SigningKeys"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { ApiLocked } from "../http/ApiErrors.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
@@ -17,7 +19,7 @@ import { type BranchView, toBranchJson } from "../wire/Branch.ts"
 import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
-export const BranchHandlers = HttpApiBuilder.group(Api, "repositoryBranches", Effect.fnUntraced(function*(handlers) {
+export const BranchHandlers = HandlerGroup.group(Api, "repositoryBranches", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
   const { errors, urls, lookup } = yield* makeRepoRequests
   const branches = yield* Branches
   const users = yield* UserStore

@@ -1,6 +1,7 @@
 /** Commit statuses and the combined status (api-facts §1.6, §4.8). */
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import type { CommitStatus } from "@kiln/domain/git/CommitStatus"
 import { CommitStatuses } from "@kiln/domain/git/CommitStatuses"
 import { commitStatusSortOf } from "@kiln/domain/git/CommitStatusStore"
@@ -9,12 +10,13 @@ import type { AccessibleRepository } from "@kiln/domain/repo/Repositories"
 import type { User } from "@kiln/domain/user/User"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { noCombinedStatus, type StatusView, toCombinedStatusJson, toCommitStatusJson } from "../wire/CommitStatus.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
-export const CommitStatusHandlers = HttpApiBuilder.group(Api, "repositoryStatuses", Effect.fnUntraced(function*(handlers) {
+export const CommitStatusHandlers = HandlerGroup.group(Api, "repositoryStatuses", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
   const { errors, urls, lookup, render } = yield* makeRepoRequests
   const statuses = yield* CommitStatuses
   const users = yield* UserStore

@@ -1,15 +1,16 @@
 /** `GET /repos/{o}/{r}/editorconfig/{filepath}` (api-facts §4.10). */
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { GitStorage } from "@kiln/domain/git/GitStorage"
 import { definitionOf, EDITORCONFIG_LIMITS, EDITORCONFIG_PATH, EditorConfigMatcher } from "@kiln/domain/repo/EditorConfig"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { forgejoJson } from "../http/ErrorResponses.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
-export const EditorConfigHandlers = HttpApiBuilder.group(Api, "repositoryEditorConfig", Effect.fnUntraced(function*(handlers) {
+export const EditorConfigHandlers = HandlerGroup.group(Api, "repositoryEditorConfig", [ApiErrors], Effect.fnUntraced(function*(handlers) {
   const { errors, lookup } = yield* makeRepoRequests
   const git = yield* GitStorage
   const matcher = yield* EditorConfigMatcher

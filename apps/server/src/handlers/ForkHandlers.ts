@@ -1,9 +1,13 @@
 /** `GET` and `POST /repos/{o}/{r}/forks` (api-facts §4.11). */
+import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { GitTransfers } from "@kiln/domain/git/GitTransfers"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { isPublicRepository } from "@kiln/domain/repo/Repositories"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { callerIsPublicOnly } from "../http/PublicOnlyToken.ts"
@@ -12,7 +16,7 @@ import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
-export const ForkHandlers = HttpApiBuilder.group(Api, "repositoryFork", Effect.fnUntraced(function*(handlers) {
+export const ForkHandlers = HandlerGroup.group(Api, "repositoryFork", [ApiErrors, GitTransfers, KilnConfig, QuotaEnforcement], Effect.fnUntraced(function*(handlers) {
   const { repositories, lookup, failure, render } = yield* makeRepoRequests
   const users = yield* UserStore
   const changes = yield* makeChangeEvents

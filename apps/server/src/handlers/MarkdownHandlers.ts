@@ -4,11 +4,11 @@
  */
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { Markdown } from "@kiln/domain/markdown/Markdown"
 import { decodeMarkdownOption } from "@kiln/domain/markdown/MarkdownOption"
 import { type MarkdownInput, rawMarkdownInput } from "@kiln/domain/markdown/RenderRequest"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { malformedBodyMessage } from "../http/BindingErrors.ts"
 import { forgejoJson } from "../http/ErrorResponses.ts"
@@ -17,7 +17,7 @@ import { requireSignedIn } from "../http/Caller.ts"
 const html = (body: string) =>
   HttpServerResponse.text(body, { contentType: "text/html; charset=utf-8" })
 
-export const MarkdownHandlers = HttpApiBuilder.group(Api, "miscellaneous-markdown", Effect.fnUntraced(function*(handlers) {
+export const MarkdownHandlers = HandlerGroup.group(Api, "miscellaneous-markdown", [ApiErrors], Effect.fnUntraced(function*(handlers) {
   const markdown = yield* Markdown
   const errors = yield* ApiErrors
 

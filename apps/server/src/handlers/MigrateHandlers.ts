@@ -1,18 +1,21 @@
 /** `POST /repos/migrate` (api-facts §4.12), with the source's LFS objects when `lfs` is set. */
+import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
+import { GitTransfers } from "@kiln/domain/git/GitTransfers"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { join } from "node:path"
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { cloneCredentials } from "@kiln/domain/repo/MigrationSource"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { repositoryPath } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as LfsMigration from "../lfs/LfsMigration.ts"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
-export const MigrateHandlers = HttpApiBuilder.group(Api, "repositoryMigrate", Effect.fnUntraced(function*(handlers) {
+export const MigrateHandlers = HandlerGroup.group(Api, "repositoryMigrate", [ApiErrors, GitTransfers, QuotaEnforcement], Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, failure, render } = yield* makeRepoRequests
   const users = yield* UserStore
   const config = yield* KilnConfig

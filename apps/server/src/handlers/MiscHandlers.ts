@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { SigningKeys } from "@kiln/domain/signing/SigningKeys"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { Caller } from "../http/Caller.ts"
 import { clientAddress } from "../http/ratelimit/Admission.ts"
@@ -11,7 +11,7 @@ import { RateLimiter } from "../http/ratelimit/RateLimiter.ts"
 /** The API level Kiln serves: Forgejo 11's, with the suffix Gitea SDKs look for. */
 export const SERVER_VERSION = "11.0.1+gitea-1.22.0"
 
-export const MiscHandlers = HttpApiBuilder.group(Api, "miscellaneous", Effect.fnUntraced(function*(handlers) {
+export const MiscHandlers = HandlerGroup.group(Api, "miscellaneous", [], Effect.fnUntraced(function*(handlers) {
   const signingKeys = yield* SigningKeys
   const errors = yield* ApiErrors
   const limiter = yield* RateLimiter

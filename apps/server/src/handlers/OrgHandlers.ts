@@ -5,12 +5,12 @@
  */
 import { Effect, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import { Organizations } from "@kiln/domain/org/Organizations"
 import { OrgMembers } from "@kiln/domain/org/OrgMembers"
 import type { User } from "@kiln/domain/user/User"
 import { UserAccounts } from "@kiln/domain/user/UserAccounts"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
@@ -28,7 +28,7 @@ interface PagingParams {
   readonly limit?: string | undefined
 }
 
-export const OrgHandlers = HttpApiBuilder.group(Api, "organization", Effect.fnUntraced(function*(handlers) {
+export const OrgHandlers = HandlerGroup.group(Api, "organization", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
   const organizations = yield* Organizations
   const members = yield* OrgMembers
   const accounts = yield* UserAccounts

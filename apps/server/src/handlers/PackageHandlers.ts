@@ -1,9 +1,9 @@
 /** `GET /api/v1/packages/{owner}`: the owner's package versions, newest first [routers/api/v1/packages/package.go]. */
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { Packages } from "@kiln/domain/package/Packages"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { currentUser } from "../http/Caller.ts"
@@ -12,7 +12,7 @@ import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { toPackageJson } from "../wire/Package.ts"
 import { siteUrls, userJsonFor } from "../wire/User.ts"
 
-export const PackageHandlers = HttpApiBuilder.group(Api, "package", Effect.fnUntraced(function*(handlers) {
+export const PackageHandlers = HandlerGroup.group(Api, "package", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
   const packages = yield* Packages
   const users = yield* UserStore
   const errors = yield* ApiErrors

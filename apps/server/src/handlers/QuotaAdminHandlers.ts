@@ -5,13 +5,13 @@
  * group in a user's new group list, which the domain reports as Invalid (422).
  */
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import type { AlreadyExists, Invalid, NotFound } from "@kiln/domain/errors"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import { QuotaStore } from "@kiln/domain/quota/QuotaStore"
 import { userNotFound } from "@kiln/domain/user/UserAccounts"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { setPagingHeaders } from "../http/Pagination.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
@@ -27,7 +27,7 @@ import {
 import { readOptionBody } from "../wire/QuotaOptionBody.ts"
 import { siteUrls, toUserJson } from "../wire/User.ts"
 
-export const QuotaAdminHandlers = HttpApiBuilder.group(Api, "adminQuota", Effect.fnUntraced(function*(handlers) {
+export const QuotaAdminHandlers = HandlerGroup.group(Api, "adminQuota", [KilnConfig], Effect.fnUntraced(function*(handlers) {
   const quota = yield* QuotaService
   const store = yield* QuotaStore
   const users = yield* UserStore

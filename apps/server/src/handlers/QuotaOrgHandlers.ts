@@ -1,11 +1,12 @@
 /** Spec 4.7 handlers: the organization and its gates come from OrgAssignment. */
+import { KilnConfig } from "../config/KilnConfig.ts"
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { RouteOrganization } from "../http/OrgAssignment.ts"
 import { usageHandlers } from "./QuotaUsageHandlers.ts"
 
-export const OrgQuotaHandlers = HttpApiBuilder.group(Api, "organizationQuota", Effect.fnUntraced(function*(handlers) {
+export const OrgQuotaHandlers = HandlerGroup.group(Api, "organizationQuota", [KilnConfig], Effect.fnUntraced(function*(handlers) {
   const usage = yield* usageHandlers
   const organization = Effect.map(Effect.service(RouteOrganization), (org) => org.id)
 

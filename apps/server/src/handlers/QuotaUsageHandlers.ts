@@ -4,11 +4,11 @@
  * admins through `GET /admin/users/{username}/quota` only).
  */
 import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { pageRequest } from "@kiln/domain/Paging"
 import { QuotaService } from "@kiln/domain/quota/QuotaService"
 import { QuotaStore } from "@kiln/domain/quota/QuotaStore"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { requireSignedIn } from "../http/Caller.ts"
@@ -56,7 +56,7 @@ export const usageHandlers = Effect.gen(function*() {
   }
 })
 
-export const UserQuotaHandlers = HttpApiBuilder.group(Api, "userQuota", Effect.fnUntraced(function*(handlers) {
+export const UserQuotaHandlers = HandlerGroup.group(Api, "userQuota", [KilnConfig], Effect.fnUntraced(function*(handlers) {
   const usage = yield* usageHandlers
   const errors = yield* ApiErrors
   const signedIn = Effect.map(Effect.provideService(requireSignedIn, ApiErrors, errors), (principal) => principal.user.id)

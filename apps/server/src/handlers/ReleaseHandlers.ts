@@ -1,7 +1,9 @@
 /** `/repos/{owner}/{repo}/releases*` (api-facts §8.5): releases and their attachments. */
+import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option, Stream } from "effect"
 import type { HttpServerRequest, Multipart } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
 import type { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "@kiln/domain/errors"
 import type { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import type { BlobStorageFailure, BlobTooLarge } from "@kiln/domain/release/BlobStorage"
@@ -10,6 +12,7 @@ import { canWriteReleases, Releases, type UnknownTarget } from "@kiln/domain/rel
 import type { AccessibleRepository } from "@kiln/domain/repo/Repositories"
 import type { User } from "@kiln/domain/user/User"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import type { CreateReleaseOption, EditReleaseOption } from "../api/ReleasesApi.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 import { withLastModified } from "../http/conditional/LastModified.ts"
@@ -45,7 +48,7 @@ const MISSING_NAME_MESSAGE = "Missing 'name' parameter"
 const MISSING_ATTACHMENT_MESSAGE = "One of 'attachment' or 'external_url' is required"
 const EXCLUSIVE_MESSAGE = "'attachment' and 'external_url' are mutually exclusive"
 
-export const ReleaseHandlers = HttpApiBuilder.group(Api, "release", Effect.fnUntraced(function*(handlers) {
+export const ReleaseHandlers = HandlerGroup.group(Api, "release", [ApiErrors, KilnConfig, QuotaEnforcement], Effect.fnUntraced(function*(handlers) {
   const { errors, config, urls, lookup } = yield* makeRepoRequests
   const changes = yield* makeChangeEvents
   const releases = yield* Releases

@@ -1,11 +1,13 @@
 /** `/repos/search`, `/repos/{owner}/{repo}` and its collaborators (api-facts §4.1–4.7). */
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { parseSearch } from "@kiln/domain/repo/RepositorySearch"
 import type { EditRepositoryInput } from "@kiln/domain/repo/Repositories"
 import type { User } from "@kiln/domain/user/User"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import type { EditRepoOption } from "../api/ReposApi.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
@@ -17,7 +19,7 @@ import { userJsonFor } from "../wire/User.ts"
 import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
-export const RepoHandlers = HttpApiBuilder.group(Api, "repository", Effect.fnUntraced(function*(handlers) {
+export const RepoHandlers = HandlerGroup.group(Api, "repository", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, urls, publicOnly, failure, lookup, render } = yield* makeRepoRequests
   const changes = yield* makeChangeEvents
   const users = yield* UserStore

@@ -3,8 +3,9 @@
  * gates in its order: the repository (404, 301 for an old name), a signed-in caller (401), then
  * repository admin or site admin (403). [routers/api/v1/api.go reqToken, reqAdmin; repo/hook.go]
  */
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { Branches } from "@kiln/domain/git/Branches"
 import { atLeast } from "@kiln/domain/org/AccessMode"
 import type { AccessibleRepository } from "@kiln/domain/repo/Repositories"
@@ -12,6 +13,7 @@ import { REQUIRE_ADMIN_MESSAGE } from "@kiln/domain/repo/Repositories"
 import { WebhookEvents } from "@kiln/domain/webhook/WebhookEvents"
 import { Webhooks } from "@kiln/domain/webhook/Webhooks"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 import { idParam } from "../http/TeamAssignment.ts"
 import { makeHookPayloads } from "../webhooks/HookPayloads.ts"
@@ -20,7 +22,7 @@ import { makeRepoRequests } from "./RepoRequests.ts"
 
 const BRANCH_PREFIX = "refs/heads/"
 
-export const RepoHookHandlers = HttpApiBuilder.group(Api, "repositoryHooks", Effect.fnUntraced(function*(handlers) {
+export const RepoHookHandlers = HandlerGroup.group(Api, "repositoryHooks", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
   const { lookup, errors } = yield* makeRepoRequests
   const hooks = yield* makeHookRequests
   const webhooks = yield* Webhooks

@@ -3,8 +3,9 @@
  * (404, 301 for an old name), a signed-in caller (401), then repository admin or site admin (403).
  * The key's repository (Forgejo's private information) is shown to site admins and the owner.
  */
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { atLeast } from "@kiln/domain/org/AccessMode"
 import { uniform } from "@kiln/domain/org/RepositoryAccess"
 import type { DeployKey } from "@kiln/domain/repo/DeployKey"
@@ -13,6 +14,7 @@ import type { AccessibleRepository } from "@kiln/domain/repo/Repositories"
 import { REQUIRE_ADMIN_MESSAGE } from "@kiln/domain/repo/Repositories"
 import type { User } from "@kiln/domain/user/User"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { idParam } from "../http/TeamAssignment.ts"
@@ -20,7 +22,7 @@ import { toDeployKeyJson } from "../wire/DeployKey.ts"
 import { toRepositoryJson } from "../wire/Repository.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
-export const RepoKeyHandlers = HttpApiBuilder.group(Api, "repositoryKeys", Effect.fnUntraced(function*(handlers) {
+export const RepoKeyHandlers = HandlerGroup.group(Api, "repositoryKeys", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
   const { lookup, errors, urls } = yield* makeRepoRequests
   const keys = yield* DeployKeys
 

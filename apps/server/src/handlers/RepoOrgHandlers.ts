@@ -1,9 +1,12 @@
 /** `GET/POST /orgs/{org}/repos` and the deprecated `POST /org/{org}/repos` (api-facts §4.2, §5.5). */
+import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { ORG_HIDDEN_MESSAGE } from "@kiln/domain/org/Organization"
 import type { User } from "@kiln/domain/user/User"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { refusePublicOnlyOrganization } from "../http/PublicOnlyToken.ts"
@@ -11,7 +14,7 @@ import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
-export const RepoOrgHandlers = HttpApiBuilder.group(Api, "orgRepos", Effect.fnUntraced(function*(handlers) {
+export const RepoOrgHandlers = HandlerGroup.group(Api, "orgRepos", [ApiErrors, KilnConfig, QuotaEnforcement], Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, publicOnly, failure, render } = yield* makeRepoRequests
   const changes = yield* makeChangeEvents
 

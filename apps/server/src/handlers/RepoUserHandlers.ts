@@ -1,9 +1,12 @@
 /** `GET/POST /user/repos` and `GET /users/{username}/repos`. */
+import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { parseOwnSearch } from "@kiln/domain/repo/RepositorySearch"
 import { UserStore } from "@kiln/domain/user/UserStore"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { refusePublicOnlyUser } from "../http/PublicOnlyToken.ts"
@@ -11,7 +14,7 @@ import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
-export const RepoUserHandlers = HttpApiBuilder.group(Api, "userRepos", Effect.fnUntraced(function*(handlers) {
+export const RepoUserHandlers = HandlerGroup.group(Api, "userRepos", [ApiErrors, KilnConfig, QuotaEnforcement], Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, publicOnly, failure, render } = yield* makeRepoRequests
   const changes = yield* makeChangeEvents
   const users = yield* UserStore

@@ -1,12 +1,12 @@
 /** Users seen by others, the signed-in user, their keys, and access tokens. */
 import { Effect, Option } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
 import { AccessTokens } from "@kiln/domain/auth/AccessTokens"
 import type { Principal } from "@kiln/domain/auth/Authentication"
 import { PublicKeys } from "@kiln/domain/user/PublicKeys"
 import type { User } from "@kiln/domain/user/User"
 import { UserAccounts } from "@kiln/domain/user/UserAccounts"
 import { Api } from "../api/Api.ts"
+import * as HandlerGroup from "./HandlerGroup.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { Caller, currentUser, requireSignedIn } from "../http/Caller.ts"
@@ -18,7 +18,7 @@ import { toAccessTokenJson } from "../wire/AccessToken.ts"
 import { toPublicKeyJson } from "../wire/PublicKey.ts"
 import { siteUrls, toUserJson, UserJson, userJsonFor } from "../wire/User.ts"
 
-export const UsersHandlers = HttpApiBuilder.group(Api, "user", Effect.fnUntraced(function*(handlers) {
+export const UsersHandlers = HandlerGroup.group(Api, "user", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
   const accounts = yield* UserAccounts
   const keys = yield* PublicKeys
   const tokens = yield* AccessTokens

@@ -51,6 +51,7 @@ import * as ApiErrors from "./ApiErrors.ts"
 import * as Authentication from "./Authentication.ts"
 import * as BindingErrors from "./BindingErrors.ts"
 import * as GitRoutes from "./GitRoutes.ts"
+import * as LeanRequests from "./LeanRequests.ts"
 import * as NotFoundRoute from "./NotFoundRoute.ts"
 import * as RequestBodies from "./bodies/RequestBodies.ts"
 import * as OrgAssignment from "./OrgAssignment.ts"
@@ -148,10 +149,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const routes = Layer.mergeAll(ApiRoutes, description, NotFoundRoute.layer(errorUrl, git.fallback), MetricsRoute.layer)
     .pipe(Layer.merge(Layer.mergeAll(AttachmentDownloadRoutes.layer, GenericPackageRoutes.layer, HealthRoute.layer, bodyLimitAndLog)))
     .pipe(Layer.merge(LfsRoutes.layer))
-  return HttpRouter.serve(routes, {
-    disableLogger: true,
-    routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true }
-  })
+  return LeanRequests.serve(routes, { routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true } })
 })).pipe(
   Layer.provide(ApiErrors.layer),
   Layer.provide(Layer.mergeAll(RateLimiter.layer.pipe(Layer.provide(RateLimitStoreSql.layer)), DataChangesPg.layer()))
