@@ -2,13 +2,13 @@
  * `/admin/unadopted` handlers: Forgejo's statuses (200 with `X-Total-Count`, 204, a bare 404 for
  * anything that is not an unadopted directory; a failing disk is 500).
  */
-import { KilnConfig } from "../config/KilnConfig.ts"
 import { Effect } from "effect"
 import type { NotFound } from "@kiln/domain/errors"
 import type { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
 import { UnadoptedRepositories } from "@kiln/domain/repo/UnadoptedRepositories"
 import { Api } from "../api/Api.ts"
 import * as HandlerGroup from "./HandlerGroup.ts"
+import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 

@@ -3,12 +3,12 @@
  * GitArchives) and streamed from disk, with Forgejo's headers, a strong ETag (the bytes are fixed
  * by the commit), single-range requests and `If-None-Match`.
  */
-import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type ArchiveFormat, type ByteRange, GitArchives } from "@kiln/domain/git/GitArchives"
 import { Api } from "../api/Api.ts"
 import * as HandlerGroup from "./HandlerGroup.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { forgejoJson } from "../http/ErrorResponses.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"

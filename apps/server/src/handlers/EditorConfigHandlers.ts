@@ -1,11 +1,11 @@
 /** `GET /repos/{o}/{r}/editorconfig/{filepath}` (api-facts §4.10). */
-import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { GitStorage } from "@kiln/domain/git/GitStorage"
 import { definitionOf, EDITORCONFIG_LIMITS, EDITORCONFIG_PATH, EditorConfigMatcher } from "@kiln/domain/repo/EditorConfig"
 import { Api } from "../api/Api.ts"
 import * as HandlerGroup from "./HandlerGroup.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { forgejoJson } from "../http/ErrorResponses.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"

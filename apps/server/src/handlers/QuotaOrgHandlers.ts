@@ -1,8 +1,8 @@
 /** Spec 4.7 handlers: the organization and its gates come from OrgAssignment. */
-import { KilnConfig } from "../config/KilnConfig.ts"
 import { Effect } from "effect"
 import { Api } from "../api/Api.ts"
 import * as HandlerGroup from "./HandlerGroup.ts"
+import { KilnConfig } from "../config/KilnConfig.ts"
 import { RouteOrganization } from "../http/OrgAssignment.ts"
 import { usageHandlers } from "./QuotaUsageHandlers.ts"
 

@@ -3,8 +3,6 @@
  * gates in its order: the repository (404, 301 for an old name), a signed-in caller (401), then
  * repository admin or site admin (403). [routers/api/v1/api.go reqToken, reqAdmin; repo/hook.go]
  */
-import { KilnConfig } from "../config/KilnConfig.ts"
-import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
 import { Branches } from "@kiln/domain/git/Branches"
 import { atLeast } from "@kiln/domain/org/AccessMode"
@@ -14,6 +12,8 @@ import { WebhookEvents } from "@kiln/domain/webhook/WebhookEvents"
 import { Webhooks } from "@kiln/domain/webhook/Webhooks"
 import { Api } from "../api/Api.ts"
 import * as HandlerGroup from "./HandlerGroup.ts"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 import { idParam } from "../http/TeamAssignment.ts"
 import { makeHookPayloads } from "../webhooks/HookPayloads.ts"

@@ -3,8 +3,6 @@
  * (404, 301 for an old name), a signed-in caller (401), then repository admin or site admin (403).
  * The key's repository (Forgejo's private information) is shown to site admins and the owner.
  */
-import { KilnConfig } from "../config/KilnConfig.ts"
-import { ApiErrors } from "../http/ApiErrors.ts"
 import { Effect, Option } from "effect"
 import { atLeast } from "@kiln/domain/org/AccessMode"
 import { uniform } from "@kiln/domain/org/RepositoryAccess"
@@ -15,6 +13,8 @@ import { REQUIRE_ADMIN_MESSAGE } from "@kiln/domain/repo/Repositories"
 import type { User } from "@kiln/domain/user/User"
 import { Api } from "../api/Api.ts"
 import * as HandlerGroup from "./HandlerGroup.ts"
+import { KilnConfig } from "../config/KilnConfig.ts"
+import { ApiErrors } from "../http/ApiErrors.ts"
 import { requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { idParam } from "../http/TeamAssignment.ts"
