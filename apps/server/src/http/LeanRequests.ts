@@ -23,11 +23,11 @@ const isEffectService = (key: string) => key.startsWith("effect/") || key.starts
 const acting = new Set(actingReferences.map((reference) => reference.key))
 
 /** What a request starts from: Effect's own services of `context` and the domain's acting References. */
-export const requestBase = <R>(context: Context.Context<R>): Context.Context<R> =>
+const requestBase = <R>(context: Context.Context<R>): Context.Context<R> =>
   Context.makeUnsafe(new Map([...context.mapUnsafe].filter(([key]) => isEffectService(key) || acting.has(key))))
 
 /** The services routes ask of the request context beyond what the router gives each request. */
-export type RequestRequirements<R> = HttpRouter.Request.Only<"Requires", R> | HttpRouter.Request.Only<"GlobalRequires", R>
+type RequestRequirements<R> = HttpRouter.Request.Only<"Requires", R> | HttpRouter.Request.Only<"GlobalRequires", R>
 
 export const serve = <A, E, R>(
   appLayer: Layer.Layer<A, E, R> & ([RequestRequirements<R>] extends [never] ? unknown : {
