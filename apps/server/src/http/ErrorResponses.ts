@@ -114,16 +114,19 @@ const shape = (
   return Effect.succeed(response)
 }
 
-/** Router-wide: `exempt` requests (git's smart HTTP, which speaks to git clients) pass untouched. */
+/**
+ * Router-wide: `exempt` requests (git's smart HTTP, which speaks to git clients) pass untouched.
+ * A failure is shaped once, with its cause: shaping its answer again would log a second entry,
+ * without the cause, under the id the answer names.
+ */
 export const forgejoErrorResponses = (errorUrl: string, exempt: (url: string) => boolean) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    exempt(request.url) ? app : app.pipe(
-      Effect.catchCause((cause) =>
+    exempt(request.url) ? app : Effect.matchCauseEffect(app, {
+      onFailure: (cause) =>
         // A client that went away needs no answer and the server's log no entry.
         Cause.hasInterruptsOnly(cause)
           ? Effect.failCause(cause)
-          : Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) => shape(request, response, cause, errorUrl))
-      ),
-      Effect.flatMap((response) => response.status >= 400 ? shape(request, response, undefined, errorUrl) : Effect.succeed(response))
-    ))
+          : Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) => shape(request, response, cause, errorUrl)),
+      onSuccess: (response) => response.status >= 400 ? shape(request, response, undefined, errorUrl) : Effect.succeed(response)
+    }))
