@@ -56,7 +56,7 @@ import * as NotFoundRoute from "./NotFoundRoute.ts"
 import * as RequestBodies from "./bodies/RequestBodies.ts"
 import * as OrgAssignment from "./OrgAssignment.ts"
 import { requestLimits } from "./RequestLimits.ts"
-import { pathnameOf } from "./RequestTarget.ts"
+import { forLastTarget, pathnameOf } from "./RequestTarget.ts"
 import * as SignedInGate from "./SignedInGate.ts"
 import * as SiteAdminGate from "./SiteAdminGate.ts"
 import { forgejoSecurity, forgejoSecurityDefinitions } from "./swagger/SwaggerSecurity.ts"
@@ -104,7 +104,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   // reads its bodies itself (within KILN_HTTP_MAX_BODY_SIZE).
   const git = {
     ...smartHttp,
-    isGitPath: (url: string) => smartHttp.isGitPath(url) || (config.lfs.enabled && LfsRoutes.isLfsPath(pathnameOf(url)))
+    isGitPath: forLastTarget((url) => smartHttp.isGitPath(url) || (config.lfs.enabled && LfsRoutes.isLfsPath(pathnameOf(url))))
   }
   const limits = requestLimits({ maxBodySize: config.maxBodySize, errorUrl, exempt: git.isGitPath })
   const errorResponses = forgejoErrorResponses(errorUrl, (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url))

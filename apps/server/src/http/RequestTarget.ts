@@ -37,3 +37,19 @@ export const queryOf = (target: string): string => {
   const hash = target.indexOf("#", question)
   return target.slice(question + 1, hash < 0 ? undefined : hash)
 }
+
+/**
+ * `classify`, answering again from the last target it was asked about. The router-wide layers
+ * ask the same question of one request's target in turn (five ask whether it is git's).
+ */
+export const forLastTarget = (classify: (target: string) => boolean): (target: string) => boolean => {
+  let lastTarget: string | undefined
+  let lastAnswer = false
+  return (target) => {
+    if (target !== lastTarget) {
+      lastAnswer = classify(target)
+      lastTarget = target
+    }
+    return lastAnswer
+  }
+}
