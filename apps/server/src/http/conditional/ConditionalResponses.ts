@@ -9,10 +9,10 @@
  *   with the data version they were read at: while DataChanges reports the same version, the
  *   request asked again is answered from memory, before authentication and the route run. Only
  *   conditional requests are remembered: a client that revalidates asks conditionally every time
- *   after its first answer, and digesting and keeping every plain GET cost a fifth of a small
- *   answer's CPU for the many that are never asked again. Answers to URLs longer than
- *   MAX_REMEMBERED_URL are not remembered (no client polls such a URL; they would only crowd out
- *   the others).
+ *   after its first answer, while digesting and keeping every plain GET (SHA-256 of the URL and
+ *   credentials, a cache entry) cost several percent of a small answer's CPU for the many that
+ *   are never asked again. Answers to URLs longer than MAX_REMEMBERED_URL are not remembered (no
+ *   client polls such a URL; they would only crowd out the others).
  *
  * Any other answer may have changed data (a write, a download counted), so it moves the version.
  */
