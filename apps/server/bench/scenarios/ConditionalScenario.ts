@@ -2,11 +2,12 @@
  * Issue 21, point 7: `GET /repos/{owner}/{repo}` with a matching `If-None-Match` (every path with its
  * own tag, answered 304) at the configured connections, in the same run as the plain get-repo load
  * (token-authenticated) and `/version`; then the same get-repo load on a server whose rate limiter
- * is on for signed-in callers (a budget no load exhausts).
+ * is on for signed-in callers (a budget no load exhausts), and on one that serves /metrics (every
+ * request measured).
  * Each load runs ROUNDS times, interleaved (on Postgres both servers are up at once), and the targets
  * compare totals: the shared machine's other work then weighs on every side alike.
  * Targets: the 304 path ≥ 80 % of /version's req/s; the limiter costs ≤ 5 % of get-repo's req/s
- * (on Postgres; reported for the embedded database).
+ * (on Postgres; reported for the embedded database); what metrics cost is reported (issue 30, item 3).
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -117,12 +118,23 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
         env: { KILN_RATE_LIMIT_AUTHENTICATED: "1000000000", KILN_RATE_LIMIT_ADMINS: "true" }
       })
 
+    const metricsToken = "bench-metrics-token"
+    const startMetered = () =>
+      startKiln({
+        database,
+        admin,
+        logFile: logFile("metrics"),
+        nodeFlags: nodeFlags("metrics"),
+        env: { KILN_METRICS_TOKEN: metricsToken }
+      })
+
     const loads: Array<LoadResult> = []
     const version: Array<LoadResult> = []
     const get: Array<LoadResult> = []
     const notModified: Array<LoadResult> = []
     const notModifiedOne: Array<LoadResult> = []
     const limited: Array<LoadResult> = []
+    const metered: Array<LoadResult> = []
     const measureOff = async (server: ChildServer, auth: Record<string, string>, tags: Record<string, Record<string, string>>, round: number) => {
       version.push(await load(`Kiln GET /version #${round}`, server, ["/api/v1/version"]))
       notModified.push(await load(`Kiln GET /repos/{owner}/{repo} (token, If-None-Match: 304) #${round}`, server, repoPaths, {
@@ -142,6 +154,14 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
     const measureOn = async (server: ChildServer, auth: Record<string, string>, round: number) => {
       limited.push(await load(`Kiln GET /repos/{owner}/{repo} (token, rate limiter on) #${round}`, server, repoPaths, { headers: auth }))
     }
+    const measureMetered = async (server: ChildServer, auth: Record<string, string>, round: number) => {
+      metered.push(await load(`Kiln GET /repos/{owner}/{repo} (token, metrics on) #${round}`, server, repoPaths, { headers: auth }))
+    }
+    const probeMetrics = async (server: ChildServer) => {
+      const probe = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+      await probe.arrayBuffer()
+      if (probe.status !== 200) throw new Error(`/metrics answered ${probe.status}: metrics are not on`)
+    }
     const probeLimiter = async (server: ChildServer, auth: Record<string, string>) => {
       const probe = await fetch(`${server.url}${repoPaths[0] ?? ""}`, { headers: auth })
       await probe.arrayBuffer()
@@ -149,24 +169,28 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
     }
 
     if (kind === "postgres") {
-      // Both servers at once on the one database, their loads interleaved: the machine's other work
-      // then weighs on both sides alike.
+      // The servers at once on the one database, their loads interleaved: the machine's other work
+      // then weighs on every side alike.
       await withServer(startOff(), (off) =>
-        withServer(startOn(), async (on) => {
-          const auth = { authorization: `token ${await createToken(off.url, admin, "bench")}` }
-          const tags = await tagsOf(off.url, repoPaths, auth)
-          await probeLimiter(on, auth)
-          // Each side goes first in turn: what ran just before a load (and the machine's drift) is shared.
-          for (let round = 1; round <= ROUNDS; round++) {
-            if (round % 2 === 1) {
-              await measureOff(off, auth, tags, round)
-              await measureOn(on, auth, round)
-            } else {
-              await measureOn(on, auth, round)
-              await measureOff(off, auth, tags, round)
+        withServer(startOn(), (on) =>
+          withServer(startMetered(), async (meteredServer) => {
+            const auth = { authorization: `token ${await createToken(off.url, admin, "bench")}` }
+            const tags = await tagsOf(off.url, repoPaths, auth)
+            await probeLimiter(on, auth)
+            await probeMetrics(meteredServer)
+            // Each side goes first in turn: what ran just before a load (and the machine's drift) is shared.
+            for (let round = 1; round <= ROUNDS; round++) {
+              if (round % 2 === 1) {
+                await measureOff(off, auth, tags, round)
+                await measureOn(on, auth, round)
+                await measureMetered(meteredServer, auth, round)
+              } else {
+                await measureMetered(meteredServer, auth, round)
+                await measureOn(on, auth, round)
+                await measureOff(off, auth, tags, round)
+              }
             }
-          }
-        }))
+          })))
     } else {
       // The embedded database takes one process at a time.
       const auth = await withServer(startOff(), async (off) => {
@@ -179,12 +203,17 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
         await probeLimiter(on, auth)
         for (let round = 1; round <= ROUNDS; round++) await measureOn(on, auth, round)
       })
+      await withServer(startMetered(), async (meteredServer) => {
+        await probeMetrics(meteredServer)
+        for (let round = 1; round <= ROUNDS; round++) await measureMetered(meteredServer, auth, round)
+      })
     }
-    loads.push(...version, ...notModifiedOne, ...notModified, ...get, ...limited)
+    loads.push(...version, ...notModifiedOne, ...notModified, ...get, ...limited, ...metered)
     notes.push(
       `over ${ROUNDS} rounds: /version ${rate(version).toFixed(0)} req/s, 304 on one repository ${rate(notModifiedOne).toFixed(0)} req/s, ` +
         `304 over 500 repositories ${rate(notModified).toFixed(0)} req/s, ` +
-        `get repo ${rate(get).toFixed(0)} req/s, get repo with the limiter on ${rate(limited).toFixed(0)} req/s`
+        `get repo ${rate(get).toFixed(0)} req/s, get repo with the limiter on ${rate(limited).toFixed(0)} req/s, ` +
+        `get repo with metrics on ${rate(metered).toFixed(0)} req/s`
     )
 
     const enforced = kind === "postgres"
@@ -192,6 +221,8 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
       atLeast("304 req/s (one repository) ÷ /version req/s (all rounds)", rate(notModifiedOne) / rate(version), 0.8, enforced),
       atLeast("304 req/s (500 repositories) ÷ /version req/s (all rounds)", rate(notModified) / rate(version), 0.8, false),
       atLeast("get repo req/s with the limiter on ÷ off (all rounds)", rate(limited) / rate(get), 0.95, enforced),
+      // Reported: the issue asks for the figure, not a bound.
+      atLeast("get repo req/s with metrics on ÷ off (all rounds)", rate(metered) / rate(get), 0.95, false),
       ...loads.flatMap(validity)
     ]
     return {
@@ -201,7 +232,10 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
         const n = notModifiedOne[i]
         const g = get[i]
         const l = limited[i]
-        return n === undefined || g === undefined || l === undefined ? [] : [compare(n, v), compare(l, g)]
+        const m = metered[i]
+        return n === undefined || g === undefined || l === undefined || m === undefined
+          ? []
+          : [compare(n, v), compare(l, g), compare(m, g)]
       }),
       targets,
       notes
