@@ -4,7 +4,7 @@
  * (token-authenticated) and `/version`; then the same get-repo load on a server whose rate limiter
  * is on for signed-in callers (a budget no load exhausts), and on one that serves /metrics (every
  * request measured).
- * Each load runs ROUNDS times, interleaved (on Postgres both servers are up at once), and the targets
+ * Each load runs ROUNDS times, interleaved (on Postgres the servers are up at once), and the targets
  * compare totals: the shared machine's other work then weighs on every side alike.
  * Targets: the 304 path ≥ 80 % of /version's req/s; the limiter costs ≤ 5 % of get-repo's req/s
  * (on Postgres; reported for the embedded database); what metrics cost is reported (issue 30, item 3).
@@ -247,6 +247,6 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
 
 export const scenario: Scenario = perDatabase(
   "conditional",
-  "GET /repos/{o}/{r} answered 304 against /version and the plain get-repo; get-repo with the rate limiter on",
+  "GET /repos/{o}/{r} answered 304 against /version and the plain get-repo; get-repo with the rate limiter on and with metrics on",
   runOn
 )
