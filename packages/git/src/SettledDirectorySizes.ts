@@ -12,8 +12,17 @@
  */
 const objectDirectory = /[\\/]objects[\\/](?:[0-9a-f]{2}|pack)$/
 
-/** Well above the kernel's coarse clock tick (a few ms) that file times are taken from. */
-const SETTLED_AFTER_MS = 2_000
+/**
+ * A time with a sub-second part comes from a file system that keeps nanoseconds, stamped from the
+ * kernel's coarse clock (a tick of 1-10 ms): ten ticks settle it. The same rule for every mtime (2 s)
+ * re-read the directories of the last few pushes on every push to a busy repository, most of the
+ * measurement's cost. A file system with whole-second (or FAT's 2 s) times gets its own margin.
+ */
+const FINE_SETTLED_AFTER_MS = 100
+const COARSE_SETTLED_AFTER_MS = 3_000
+
+/** How long after `mtimeMs` no change can still leave it as it is. */
+export const settledAfterMs = (mtimeMs: number): number => mtimeMs % 1_000 === 0 ? COARSE_SETTLED_AFTER_MS : FINE_SETTLED_AFTER_MS
 
 export class SettledDirectorySizes {
   private readonly totals = new Map<string, { readonly mtimeMs: number; readonly bytes: number }>()
@@ -45,7 +54,7 @@ export class SettledDirectorySizes {
 
   /** Remembers `bytes` measured after reading `mtimeMs` at `readAtMs`, if that mtime was settled then. */
   remember(path: string, mtimeMs: number, readAtMs: number, bytes: number): void {
-    if (readAtMs - mtimeMs < SETTLED_AFTER_MS) return
+    if (readAtMs - mtimeMs < settledAfterMs(mtimeMs)) return
     this.totals.delete(path)
     this.totals.set(path, { mtimeMs, bytes })
     while (this.totals.size > this.maxEntries) {

@@ -103,6 +103,24 @@ describe("directorySize with settled object directories", () => {
     assert.isFalse(settled.applies("/r/b.git/objects/info"))
     assert.isFalse(settled.applies("/r/b.git/refs/heads"))
   })
+
+  it("remembers a total once its mtime is older than the file system's clock granularity", () => {
+    const settled = new SettledDirectorySizes()
+    const now = Date.now()
+    // Nanosecond times (ext4, xfs, btrfs, tmpfs): settled after ten kernel ticks.
+    const fine = now - 200 + 0.123456
+    settled.remember("/r/a.git/objects/aa", fine, now, 1)
+    assert.strictEqual(settled.lookup("/r/a.git/objects/aa", fine), 1)
+    const justNow = now - 20 + 0.5
+    settled.remember("/r/a.git/objects/bb", justNow, now, 2)
+    assert.strictEqual(settled.lookup("/r/a.git/objects/bb", justNow), undefined)
+    // Whole-second times (ext3, HFS+, FAT's two seconds): a change seconds later can keep the mtime.
+    const coarse = Math.floor(now / 1000) * 1000 - 1_000
+    settled.remember("/r/a.git/objects/cc", coarse, coarse + 2_500, 3)
+    assert.strictEqual(settled.lookup("/r/a.git/objects/cc", coarse), undefined)
+    settled.remember("/r/a.git/objects/cc", coarse, coarse + 3_000, 3)
+    assert.strictEqual(settled.lookup("/r/a.git/objects/cc", coarse), 3)
+  })
 })
 
 describe("directorySize of a large tree", () => {
