@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Scope } from "effect"
+import { connect, createServer, type Socket } from "node:net"
 import { PerformanceObserver } from "node:perf_hooks"
 import * as ArrayBufferReclaimer from "../../src/platform/ArrayBufferReclaimer.ts"
 
@@ -21,9 +22,40 @@ const RECLAIMED_BOUND = 12 * MB
 
 const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
 
+/**
+ * A connection accepted by a server of this process, open until the scope closes: what a transfer
+ * comes through, and what the reclaimer checks while it lasts. Closing it ends the server's socket.
+ */
+const openConnection: Effect.Effect<{ readonly close: Effect.Effect<void> }, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.promise(() =>
+    new Promise<{ readonly server: ReturnType<typeof createServer>; readonly client: Socket }>((resolve) => {
+      const server = createServer((accepted) => {
+        accepted.resume()
+        accepted.once("end", () => accepted.end())
+        resolve({ server, client })
+      })
+      let client: Socket
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address()
+        client = connect(typeof address === "object" && address !== null ? address.port : 0, "127.0.0.1")
+      })
+    })
+  ),
+  ({ client, server }) =>
+    Effect.promise(() =>
+      new Promise<void>((resolve) => {
+        client.end()
+        server.close(() => resolve())
+      })
+    )
+).pipe(Effect.map(({ client }) => ({
+  close: Effect.promise(() => new Promise<void>((resolve) => client.end(() => client.once("close", () => resolve()))))
+})))
+
 const arrayBuffersAfterTransfer = (reclaimer: Layer.Layer<never>) =>
   Effect.scoped(Effect.gen(function*() {
     yield* Layer.build(reclaimer)
+    yield* openConnection
     const before = process.memoryUsage().arrayBuffers
     assert.strictEqual(passChunks(), 48 * MB)
     yield* settle
@@ -48,6 +80,7 @@ describe("ArrayBufferReclaimer", () => {
     Effect.scoped(Effect.gen(function*() {
       const live = Array.from({ length: 256 }, () => Buffer.allocUnsafeSlow(64 * 1024))
       yield* Layer.build(ArrayBufferReclaimer.layer({ intervalMillis: 10, thresholdBytes: 4 * MB }))
+      yield* openConnection
       yield* settle
       let collections = 0
       const observer = new PerformanceObserver((entries) => {
@@ -64,5 +97,17 @@ describe("ArrayBufferReclaimer", () => {
       yield* settle
       assert.isBelow(process.memoryUsage().arrayBuffers - before, RECLAIMED_BOUND)
       assert.strictEqual(live.length, 256)
+    })))
+
+  it.effect("frees what the last connection left as it closes", () =>
+    Effect.scoped(Effect.gen(function*() {
+      // No check comes from the interval here: only the one made as the connection closes.
+      yield* Layer.build(ArrayBufferReclaimer.layer({ intervalMillis: 60_000, thresholdBytes: 4 * MB }))
+      const connection = yield* openConnection
+      const before = process.memoryUsage().arrayBuffers
+      assert.strictEqual(passChunks(), 48 * MB)
+      yield* connection.close
+      yield* settle
+      assert.isBelow(process.memoryUsage().arrayBuffers - before, RECLAIMED_BOUND)
     })))
 })
