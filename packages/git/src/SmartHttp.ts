@@ -8,7 +8,7 @@
  * followed by a callback under a per-repository lock.
  */
 import { once } from "node:events"
-import { stat } from "node:fs/promises"
+import { statSync } from "node:fs"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Readable } from "node:stream"
 import { pipeline } from "node:stream/promises"
@@ -184,11 +184,17 @@ const plain = (res: ServerResponse, status: number, text: string, headers: Recor
   res.end(`${text}\n`)
 }
 
+/**
+ * Why a request's signal aborts. Given, it spares `abort()` making a DOMException (and its stack
+ * trace) at the close of every git request, a few percent of an answer's CPU.
+ */
+const connectionClosed = new Error("the connection closed")
+
 /** A signal that aborts when the response's connection closes (the client went away, or it ended). */
 const abortedWith = (res: ServerResponse): AbortSignal => {
   const controller = new AbortController()
-  if (res.destroyed) controller.abort()
-  else res.once("close", () => controller.abort())
+  if (res.destroyed) controller.abort(connectionClosed)
+  else res.once("close", () => controller.abort(connectionClosed))
   return controller.signal
 }
 
@@ -493,8 +499,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       case "allowed":
         break
     }
-    const exists = await stat(decision.path).then((s) => s.isDirectory(), () => false)
-    if (!exists) return plain(res, 404, "Not Found")
+    // Synchronous, as the ref reads are: one stat from the page cache, where a promise's costs a thread-pool round trip.
+    if (statSync(decision.path, { throwIfNoEntry: false })?.isDirectory() !== true) return plain(res, 404, "Not Found")
 
     const protocol = gitProtocol(req)
     if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol, left)
