@@ -10,7 +10,7 @@ import * as Fs from "node:fs"
 /** /proc reports times in USER_HZ, which the kernel's ABI fixes at 100 per second. */
 const ticksPerSecond = 100
 
-export type ThreadGroup = "main thread" | "worker threads" | "V8 helper threads" | "other threads"
+export type ThreadGroup = "main thread" | "worker threads" | "V8 helper threads" | "profiler thread" | "other threads"
 
 /** CPU seconds per thread group, since the threads started. */
 export type ProcessCpu = ReadonlyMap<ThreadGroup, number>
@@ -53,6 +53,8 @@ const groupOf = (pid: number, tid: number, name: string): ThreadGroup =>
     ? "worker threads"
     : name === "V8Worker"
     ? "V8 helper threads"
+    : name === "v8:ProfEvntProc"
+    ? "profiler thread"
     : "other threads"
 
 /** The CPU time of `pid`'s live threads, by group. */

@@ -178,11 +178,14 @@ export const smallOperations = async (
   const idleFetch = noCpu()
   // The server and its helper processes (the git launcher, a Node process that starts git for it):
   // their own CPU is Kiln's, their reaped children's is git's.
+  // A profiled server's (--cpu-prof) profiler thread is the measurement's cost, not Kiln's: left out.
   type ServerSample = OwnAndChildren & { readonly launcher: number; readonly mainThread: number }
   const sampleServer = (): ServerSample | undefined => {
     const own = sampleOwnAndChildren(serverPid)
-    const mainThread = sampleProcess(serverPid)?.get("main thread")
+    const threads = sampleProcess(serverPid)
+    const mainThread = threads?.get("main thread")
     if (own === undefined || mainThread === undefined) return undefined
+    const profiler = threads?.get("profiler thread") ?? 0
     const launchers = childProcesses(serverPid, "GitLauncherProcess").map(sampleOwnAndChildren)
     return launchers.reduce<ServerSample>((sum, sample) =>
       sample === undefined ? sum : {
@@ -191,7 +194,7 @@ export const smallOperations = async (
         ownSystem: sum.ownSystem + sample.ownSystem,
         children: sum.children + sample.children,
         launcher: sum.launcher + sample.own
-      }, { ...own, launcher: 0, mainThread })
+      }, { ...own, own: own.own - profiler, launcher: 0, mainThread })
   }
   const measure = async (into: OperationCpu, run: () => Promise<unknown>) => {
     const server = sampleServer()
