@@ -22,7 +22,7 @@ const FINE_SETTLED_AFTER_MS = 100
 const COARSE_SETTLED_AFTER_MS = 3_000
 
 /** How long after `mtimeMs` no change can still leave it as it is. */
-export const settledAfterMs = (mtimeMs: number): number => mtimeMs % 1_000 === 0 ? COARSE_SETTLED_AFTER_MS : FINE_SETTLED_AFTER_MS
+const settledAfterMs = (mtimeMs: number): number => mtimeMs % 1_000 === 0 ? COARSE_SETTLED_AFTER_MS : FINE_SETTLED_AFTER_MS
 
 export class SettledDirectorySizes {
   private readonly totals = new Map<string, { readonly mtimeMs: number; readonly bytes: number }>()

@@ -185,8 +185,8 @@ const plain = (res: ServerResponse, status: number, text: string, headers: Recor
 }
 
 /**
- * Why a request's signal aborts. Given, it spares `abort()` making a DOMException (and its stack
- * trace) at the close of every git request, a few percent of an answer's CPU.
+ * The reason every request's signal aborts with: given one, `abort()` makes no DOMException (and
+ * stack trace) at the close of every git request, a few percent of its CPU.
  */
 const connectionClosed = new Error("the connection closed")
 
@@ -499,7 +499,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       case "allowed":
         break
     }
-    // Synchronous, as the ref reads are: one stat from the page cache, where a promise's costs a thread-pool round trip.
+    // Synchronous, as the ref reads are: a stat from the page cache, not a round trip through the thread pool.
     if (statSync(decision.path, { throwIfNoEntry: false })?.isDirectory() !== true) return plain(res, 404, "Not Found")
 
     const protocol = gitProtocol(req)

@@ -19,8 +19,8 @@
  *
  * Every transfer's bytes come through a connection some server of this process accepted (HTTP,
  * SSH, the git processes' sockets, the control socket), so the checks run only while one is open
- * (AcceptedConnections.ts). Checking all the time woke an idle server 50
- * times a second, ~1% of a core for nothing, and added ~2 ms to every git operation's CPU.
+ * (AcceptedConnections.ts). Checking all the time woke an idle server 50 times a second, ~1% of a
+ * core for nothing, and added ~2 ms to every git operation's CPU.
  */
 import { Effect, Layer } from "effect"
 import { getHeapStatistics } from "node:v8"
