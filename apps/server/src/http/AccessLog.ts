@@ -5,22 +5,51 @@
  * Credentials never reach it: query values that carry them (Forgejo's `token`, `access_token`,
  * `sudo`, and any `authorization`) are redacted, and no header is logged.
  * Lines are built by hand and written in batches: going through the logger's formatter and a
- * synchronous write per request cost a seventh of the server's time under load.
+ * synchronous write per request cost a seventh of the server's time under load. A batch waits
+ * FLUSH_AFTER_MS rather than the next turn of the event loop: under load a turn answers one or two
+ * requests, so that was still about a write per request, and with the timestamp formatted once per
+ * millisecond the log went from ~8 to ~4 µs of a `/version` request's ~55 µs of CPU.
  */
 import { Effect } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 
+/** How long a line may wait for others before the batch is written. */
+const FLUSH_AFTER_MS = 20
+
 let pending: Array<string> = []
 
 const flush = () => {
+  if (pending.length === 0) return
   const lines = pending
   pending = []
   process.stdout.write(lines.join(""))
 }
 
+let flushesOnExit = false
+
 const write = (line: string) => {
-  if (pending.length === 0) setImmediate(flush)
+  if (pending.length === 0) {
+    // Unreferenced, so a batch never holds a stopping server; the exit hook writes what is left.
+    setTimeout(flush, FLUSH_AFTER_MS).unref()
+    if (!flushesOnExit) {
+      flushesOnExit = true
+      process.once("exit", flush)
+    }
+  }
   pending.push(line)
+}
+
+let timestampMs = 0
+let timestamp = ""
+
+/** Now as ISO 8601, formatted once per millisecond: under load, many lines share one. */
+const now = (): string => {
+  const ms = Date.now()
+  if (ms !== timestampMs) {
+    timestampMs = ms
+    timestamp = new Date(ms).toISOString()
+  }
+  return timestamp
 }
 
 /** Query names, lower-cased, whose values are credentials or act for another account. */
@@ -54,7 +83,7 @@ export const accessLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServer
       const remote = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : ""
       const durationMs = Math.round((performance.now() - started) * 100) / 100
       write(
-        `{"message":"request","level":"INFO","timestamp":"${new Date().toISOString()}","method":${JSON.stringify(request.method)},"path":${
+        `{"message":"request","level":"INFO","timestamp":"${now()}","method":${JSON.stringify(request.method)},"path":${
           JSON.stringify(loggedPath(request.url))
         },"status":${status},"durationMs":${durationMs},"remote":${JSON.stringify(remote)}}\n`
       )

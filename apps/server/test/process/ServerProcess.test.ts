@@ -88,6 +88,9 @@ describe("the server process", () => {
     assert.strictEqual(await inFlight, 200)
     // A stop asked for is a clean end.
     assert.strictEqual(await first.exited, 0, first.output)
+    // Its access-log line was still waiting for its batch when the process stopped: written anyway.
+    const drained = await accessLogLine(first, (line) => line["method"] === "PATCH")
+    assert.strictEqual(drained["status"], 200)
 
     const restarted = spawnServer({ dataDir, port: await freePort() })
     await listening(restarted)
