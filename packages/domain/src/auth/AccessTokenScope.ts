@@ -51,13 +51,23 @@ const readBits = (index: number): number => 1 << (1 + 2 * index)
 const writeBits = (index: number): number => (1 << (2 + 2 * index)) | readBits(index)
 const allBits = scopeCategories.reduce((bits, _, index) => bits | writeBits(index), 0)
 
-const bitsOf = (scope: AccessTokenScope): number => {
-  if (scope === "all") return allBits
-  if (scope === "public-only") return publicOnlyBits
-  const [level, category] = scope.split(":")
-  const index = scopeCategories.findIndex((c) => c === category)
+const categoryIndex = new Map(scopeCategories.map((category, index) => [category, index]))
+
+const levelBits = (category: ScopeCategory, level: ScopeLevel): number => {
+  const index = categoryIndex.get(category) ?? 0
   return level === "write" ? writeBits(index) : readBits(index)
 }
+
+// A table rather than parsing the scope: every token-authenticated request reads its token's bits.
+const scopeBits: ReadonlyMap<AccessTokenScope, number> = new Map([
+  ["all", allBits],
+  ["public-only", publicOnlyBits],
+  ...scopeCategories.flatMap((category) =>
+    (["read", "write"] as const).map((level) => [scopeFor(category, level), levelBits(category, level)] as const)
+  )
+])
+
+const bitsOf = (scope: AccessTokenScope): number => scopeBits.get(scope) ?? 0
 
 // The order Forgejo rebuilds a normalised list in: parents before the scopes they imply.
 const canonicalOrder: ReadonlyArray<AccessTokenScope> = [
@@ -119,7 +129,7 @@ export const hasScopes = (
   required: ReadonlyArray<RequiredScope>
 ): boolean => {
   const bitmap = bitmapOf(tokenScopes)
-  return required.every(({ category, level }) => has(bitmap, bitsOf(scopeFor(category, level))))
+  return required.every(({ category, level }) => has(bitmap, levelBits(category, level)))
 }
 
 /** Forgejo's 403 text: `token does not have at least one of required scope(s): [read:admin read:repository]`. */
