@@ -49,7 +49,8 @@ export type GitAccessDecision =
   | { readonly kind: "unauthorized" }
   /** A signed-in account refused before anything else (401 with `message`, and no challenge). */
   | { readonly kind: "account-refused"; readonly message: string }
-  | { readonly kind: "forbidden" }
+  /** Refused (403), in the transport's words. */
+  | { readonly kind: "forbidden"; readonly message: string }
   | { readonly kind: "not-found" }
   /** The repository was renamed: the same request goes to its current `owner/repo` (301). */
   | { readonly kind: "moved"; readonly owner: string; readonly repo: string }
@@ -487,7 +488,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       case "account-refused":
         return plain(res, 401, decision.message)
       case "forbidden":
-        return plain(res, 403, "Forbidden")
+        return plain(res, 403, decision.message)
       case "not-found":
         return plain(res, 404, "Not Found")
       case "throttled":

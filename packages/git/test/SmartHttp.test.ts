@@ -47,7 +47,7 @@ const authorize = async (request: {
     if (!privateRepos.has(key)) return allowed
     return user === undefined ? { kind: "unauthorized" } : user === "alice" ? allowed : { kind: "not-found" }
   }
-  return user === undefined ? { kind: "unauthorized" } : user === "alice" ? allowed : { kind: "forbidden" }
+  return user === undefined ? { kind: "unauthorized" } : user === "alice" ? allowed : { kind: "forbidden", message: "Forbidden" }
 }
 
 const url = (repo: string, user?: string) =>

@@ -14,7 +14,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import { Effect, Option, Redacted, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Authentication, type Principal } from "@kiln/domain/auth/Authentication"
-import { anonymous, GitAccess, httpAccountRefusal, signed } from "@kiln/domain/git/GitAccess"
+import { anonymous, GitAccess, type GitRefusal, httpAccountRefusal, signed } from "@kiln/domain/git/GitAccess"
 import {
   type GitAccessDecision,
   type GitAccessRequest,
@@ -42,6 +42,27 @@ export type GitFallback = (
 export const isSmartHttpPath = (pathname: string): boolean => {
   if (parseSmartHttpPath(pathname) === undefined) return false
   return pathname.split("/").length === (pathname.endsWith("/info/refs") ? 5 : 4)
+}
+
+/**
+ * Forgejo's smart HTTP wording of a refusal (routers/web/repo/githttp.go). A token's scope is
+ * refused with the bare status text there; a push without write access is left to git's hooks
+ * there, and refused here before git starts, with the same status text.
+ */
+const smartHttpRefusal = (reason: GitRefusal): string => {
+  switch (reason) {
+    case "account-disabled":
+      return "Your account is disabled."
+    case "archived":
+      return "This repo is archived. You can view files and clone it, but cannot push or open issues/pull-requests."
+    case "mirror":
+      return "mirror repository is read-only"
+    case "no-write-access":
+    case "token-scope":
+    case "public-only-token":
+    case "read-only-deploy-key":
+      return "Forbidden"
+  }
 }
 
 export const make = Effect.gen(function*() {
@@ -88,7 +109,7 @@ export const make = Effect.gen(function*() {
           return { kind: "allowed", path, pusher: Option.getOrUndefined(Option.map(decision.pusher, (user) => user.id)) } as const
         }
         case "forbidden":
-          return { kind: "forbidden" } as const
+          return { kind: "forbidden", message: smartHttpRefusal(decision.reason) } as const
         default:
           return decision satisfies GitAccessDecision
       }

@@ -220,6 +220,35 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("git smart HTTP", (it) => 
       assert.strictEqual(again.code, 0, again.stderr)
     })))
 
+  it.effect("words its refusals as Forgejo's smart HTTP does: an archived repository's push, a disabled account", () =>
+    Effect.gen(function*() {
+      const dora = yield* createUser("dora")
+      const made = yield* request("POST", "/api/v1/user/repos", { auth: dora.auth, json: { name: "kept", auto_init: true } })
+      assert.strictEqual(made.status, 201, made.text)
+      const base = yield* baseUrl
+      const doraBasic = `Basic ${Buffer.from(`dora:${dora.password}`).toString("base64")}`
+      const advertise = (service: string) =>
+        Effect.promise(async () => {
+          const response = await fetch(`${base}/dora/kept.git/info/refs?service=${service}`, { headers: { authorization: doraBasic } })
+          return { status: response.status, text: await response.text() }
+        })
+
+      const archived = yield* request("PATCH", "/api/v1/repos/dora/kept", { auth: dora.auth, json: { archived: true } })
+      assert.strictEqual(archived.status, 200, archived.text)
+      assert.deepStrictEqual(yield* advertise("git-receive-pack"), {
+        status: 403,
+        text: "This repo is archived. You can view files and clone it, but cannot push or open issues/pull-requests.\n"
+      })
+      assert.strictEqual((yield* advertise("git-upload-pack")).status, 200)
+
+      const disabled = yield* request("PATCH", "/api/v1/admin/users/dora", {
+        auth: admin,
+        json: { login_name: "dora", source_id: 0, prohibit_login: true }
+      })
+      assert.strictEqual(disabled.status, 200, disabled.text)
+      assert.deepStrictEqual(yield* advertise("git-upload-pack"), { status: 403, text: "Your account is disabled.\n" })
+    }))
+
   it.effect("serialises concurrent pushes to one repository without losing a ref update", () =>
     Effect.scoped(Effect.gen(function*() {
       const carol = yield* createUser("carol")
