@@ -14,7 +14,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import { Effect, Option, Redacted, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Authentication, type Principal } from "@kiln/domain/auth/Authentication"
-import { anonymous, GitAccess, type GitRefusal, httpAccountRefusal, signed } from "@kiln/domain/git/GitAccess"
+import { anonymous, GitAccess, type GitRefusal, httpAccountRefusal, refusalMessage, signed } from "@kiln/domain/git/GitAccess"
 import {
   type GitAccessDecision,
   type GitAccessRequest,
@@ -45,18 +45,18 @@ export const isSmartHttpPath = (pathname: string): boolean => {
 }
 
 /**
- * Forgejo's smart HTTP wording of a refusal (routers/web/repo/githttp.go). A token's scope is
- * refused with the bare status text there; a push without write access is left to git's hooks
- * there, and refused here before git starts, with the same status text.
+ * Forgejo's smart HTTP wording of a refusal (routers/web/repo/githttp.go): its own text for an
+ * archived repository, the one every transport shares for a disabled account and a mirror. A
+ * token's scope is refused with the bare status text there; a push without write access is left to
+ * git's hooks there, and refused here before git starts, with the same status text.
  */
 const smartHttpRefusal = (reason: GitRefusal): string => {
   switch (reason) {
-    case "account-disabled":
-      return "Your account is disabled."
     case "archived":
       return "This repo is archived. You can view files and clone it, but cannot push or open issues/pull-requests."
+    case "account-disabled":
     case "mirror":
-      return "mirror repository is read-only"
+      return refusalMessage(reason)
     case "no-write-access":
     case "token-scope":
     case "public-only-token":
