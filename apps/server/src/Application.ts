@@ -25,6 +25,7 @@ import * as AttachmentCleanup from "@kiln/domain/release/AttachmentCleanup"
 import * as Releases from "@kiln/domain/release/Releases"
 import * as DeployKeys from "@kiln/domain/repo/DeployKeys"
 import * as SshIdentities from "@kiln/domain/ssh/SshIdentities"
+import * as DirectorySteps from "@kiln/domain/repo/DirectorySteps"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import * as UnadoptedRepositories from "@kiln/domain/repo/UnadoptedRepositories"
 import { QuotaEnforcement } from "@kiln/domain/quota/QuotaEnforcement"
@@ -57,6 +58,7 @@ import * as ReleaseStoreSql from "@kiln/postgres/stores/ReleaseStoreSql"
 import * as RepositoryInventorySql from "@kiln/postgres/stores/RepositoryInventorySql"
 import * as RepositoryRedirectStoreSql from "@kiln/postgres/stores/RepositoryRedirectStoreSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
+import * as PendingDirectoryStepsSql from "@kiln/postgres/stores/PendingDirectoryStepsSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
 import * as SignInFailureStoreSql from "@kiln/postgres/stores/SignInFailureStoreSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
@@ -98,6 +100,7 @@ export const Stores = Layer.mergeAll(AccountStores, PublicKeyStoreSql.layer, Dep
   )))
   .pipe(Layer.merge(QuotaStoreSql.layer))
   .pipe(Layer.merge(Layer.mergeAll(RepositoryStoreSql.layer, RepositoryRedirectStoreSql.layer, RepositoryTransactionsSql.layer)))
+  .pipe(Layer.merge(PendingDirectoryStepsSql.layer))
   .pipe(Layer.merge(Layer.mergeAll(BranchStoreSql.layer, CommitStatusStoreSql.layer)))
   .pipe(Layer.merge(Layer.mergeAll(ReleaseStoreSql.layer, PackageStoreSql.layer)))
   .pipe(Layer.merge(LfsStoreSql.layer))
@@ -170,13 +173,16 @@ export const RepositoryContent = Layer.unwrap(Effect.map(Effect.serviceOption(Ki
 export const BranchesLive = Branches.layer.pipe(Layer.provide(RepositoryStorage))
 export const CommitStatusesLive = CommitStatuses.layer.pipe(Layer.provide(RepositoryStorage))
 
+/** Repository directories made, moved or removed with their rows, and undone when a process dies in between. */
+export const DirectoryStepsLive = DirectorySteps.layer.pipe(Layer.provide(RepositoryStorage))
+
 export const RepositoriesLive = Repositories.layer.pipe(
-  Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer, BranchesLive, ArchiveCache))
+  Layer.provide(Layer.mergeAll(RepositoryStorage, TemplateInitialFiles.layer, BranchesLive, ArchiveCache, DirectoryStepsLive))
 )
 
 /** Directories without a row: listed, adopted or deleted by site administrators. */
 export const UnadoptedRepositoriesLive = UnadoptedRepositories.layer.pipe(
-  Layer.provide(Layer.mergeAll(RepositoryStorage, BranchesLive, RepositoryInventorySql.layer))
+  Layer.provide(Layer.mergeAll(RepositoryStorage, BranchesLive, RepositoryInventorySql.layer, DirectoryStepsLive))
 )
 
 /** The branch table compared with git's refs, and rewritten from them (doctor, restore). */
@@ -289,7 +295,7 @@ export const Services = Layer.mergeAll(
   .pipe(Layer.merge(Layer.mergeAll(BranchesLive, CommitStatusesLive)))
   .pipe(Layer.merge(RepositoryContent))
   .pipe(Layer.merge(Layer.mergeAll(ReleasesLive, PackagesLive)))
-  .pipe(Layer.merge(UnadoptedRepositoriesLive))
+  .pipe(Layer.merge(Layer.merge(UnadoptedRepositoriesLive, DirectoryStepsLive)))
   .pipe(Layer.merge(BranchTableConsistencyLive))
   .pipe((services) => LfsLive.pipe(Layer.provideMerge(services)))
   // Who may read or push over git, for every transport.

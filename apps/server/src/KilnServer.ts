@@ -13,6 +13,7 @@ import * as Application from "./Application.ts"
 import * as BackgroundWork from "./BackgroundWork.ts"
 import * as BranchTableRepair from "./BranchTableRepair.ts"
 import * as Database from "./Database.ts"
+import * as DirectoryStepRepair from "./DirectoryStepRepair.ts"
 import * as HttpApp from "./http/HttpApp.ts"
 import * as MarkdownRenderer from "./MarkdownRenderer.ts"
 import * as DatabaseMetrics from "./metrics/DatabaseMetrics.ts"
@@ -26,6 +27,7 @@ export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
   HttpApp.layer.pipe(
     Layer.provide(AdminBootstrap.layer),
     Layer.provide(BranchTableRepair.layer),
+    Layer.provide(DirectoryStepRepair.layer),
     Layer.provide(BackgroundWork.layer),
     // Statements of requests and of background work are measured (when metrics are on).
     Layer.provide(DatabaseMetrics.layer),

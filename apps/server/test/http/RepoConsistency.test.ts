@@ -1,13 +1,18 @@
 /**
  * The database row and the bare repository stay in step when a step fails: the disk step (an
  * injected GitStorage failure) or the commit (a deferred constraint trigger refusing at COMMIT,
- * a real database failure after the disk step has run).
+ * a real database failure after the disk step has run), or when the process stops between the
+ * disk step and the commit (the mark such a process leaves, and its disk step, made by hand here;
+ * test/process/InterruptedDirectorySteps kills a real server there).
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { GitStorage } from "@kiln/domain/git/GitStorage"
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
+import { repositoryDirectoryKey, WriteLocks } from "@kiln/domain/coordination/WriteLocks"
+import * as DirectorySteps from "@kiln/domain/repo/DirectorySteps"
+import { PendingDirectorySteps } from "@kiln/domain/repo/PendingDirectorySteps"
 import * as Repositories from "@kiln/domain/repo/Repositories"
 import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
 import type { NewAccount } from "@kiln/domain/user/User"
@@ -15,6 +20,7 @@ import { UserStore } from "@kiln/domain/user/UserStore"
 import { makeGitStorage, RepositoryDirectoriesLive } from "@kiln/git"
 import * as RepositoryRedirectStoreSql from "@kiln/postgres/stores/RepositoryRedirectStoreSql"
 import * as Coordination from "@kiln/postgres/coordination/Coordination"
+import * as PendingDirectoryStepsSql from "@kiln/postgres/stores/PendingDirectoryStepsSql"
 import * as RepositoryStoreSql from "@kiln/postgres/stores/RepositoryStoreSql"
 import * as RepositoryTransactionsSql from "@kiln/postgres/stores/RepositoryTransactionsSql"
 import * as TeamStoreSql from "@kiln/postgres/stores/TeamStoreSql"
@@ -58,7 +64,8 @@ const Stores = Layer.mergeAll(RepositoryStoreSql.layer, TeamStoreSql.layer, User
   .pipe(Layer.merge(RepositoryRedirectStoreSql.layer))
 
 const TestLayer = Repositories.layer.pipe(
-  Layer.provideMerge(Layer.mergeAll(Stores, FlakyStorage, RepositoryDirectoriesLive(root), TemplateInitialFiles.layer)),
+  Layer.provideMerge(DirectorySteps.layer),
+  Layer.provideMerge(Layer.mergeAll(Stores, FlakyStorage, RepositoryDirectoriesLive(root), TemplateInitialFiles.layer, PendingDirectoryStepsSql.layer)),
   Layer.provideMerge(CommitRefusal),
   Layer.provideMerge(Coordination.layer),
   Layer.provideMerge(DatabaseLive)
@@ -141,5 +148,77 @@ layer(TestLayer, { timeout: "120 seconds" })("repository row and disk stay consi
       assert.isTrue(yield* rowExists("dan", "commit-fails-kept"))
       assert.isTrue(Fs.existsSync(Path.join(directory("dan", "commit-fails-kept"), "HEAD")))
       assert.deepStrictEqual(Fs.readdirSync(Path.join(root, "dan")), ["commit-fails-kept.git"])
+    }))
+
+  it.effect("a create whose process stopped before its commit is undone by the next create of that name", () =>
+    Effect.gen(function*() {
+      const repositories = yield* Repositories.Repositories
+      const pending = yield* PendingDirectorySteps
+      const git = yield* GitStorage
+      const user = yield* owner("eve")
+      const location = { owner: "eve", name: "interrupted" }
+      // What the killed process left: its mark, and the directory placed without its row.
+      yield* pending.mark(repositoryDirectoryKey(location), [{ _tag: "Remove", location }])
+      yield* git.create(location, { defaultBranch: "left-behind" })
+      assert.isFalse(yield* rowExists("eve", "interrupted"))
+
+      const created = yield* repositories.create(user, user, { name: "interrupted", autoInit: true, defaultBranch: "main" })
+      assert.strictEqual(created.repository.defaultBranch, "main")
+      assert.strictEqual(Fs.readFileSync(Path.join(directory("eve", "interrupted"), "HEAD"), "utf8").trim(), "ref: refs/heads/main")
+      assert.deepStrictEqual(yield* pending.list(undefined), [])
+    }))
+
+  it.effect("a fork's or migration's check for left files undoes an interrupted step; a directory without a mark stays", () =>
+    Effect.gen(function*() {
+      const steps = yield* DirectorySteps.DirectorySteps
+      const pending = yield* PendingDirectorySteps
+      const git = yield* GitStorage
+      yield* owner("fay")
+      const interrupted = { owner: "fay", name: "half-forked" }
+      const unadopted = { owner: "fay", name: "copied-in" }
+      yield* pending.mark(repositoryDirectoryKey(interrupted), [{ _tag: "Remove", location: interrupted }])
+      yield* git.create(interrupted, { defaultBranch: "main" })
+      yield* git.create(unadopted, { defaultBranch: "main" })
+
+      yield* steps.settle(interrupted)
+      yield* steps.settle(unadopted)
+      assert.isFalse(Fs.existsSync(directory("fay", "half-forked")))
+      assert.isTrue(Fs.existsSync(Path.join(directory("fay", "copied-in"), "HEAD")))
+      assert.deepStrictEqual(yield* pending.list(undefined), [])
+    }))
+
+  it.effect("a rename and a delete whose process stopped before their commit are moved back at start", () =>
+    Effect.gen(function*() {
+      const repositories = yield* Repositories.Repositories
+      const steps = yield* DirectorySteps.DirectorySteps
+      const pending = yield* PendingDirectorySteps
+      const git = yield* GitStorage
+      const user = yield* owner("gus")
+      yield* repositories.create(user, user, { name: "before", autoInit: true })
+      yield* repositories.create(user, user, { name: "doomed", autoInit: true })
+      // A rename moved the directory and a delete moved its repository to the tombstone; neither committed.
+      const before = { owner: "gus", name: "before" }
+      const after = { owner: "gus", name: "after" }
+      yield* pending.mark(repositoryDirectoryKey(after), [{ _tag: "Move", from: after, to: before }])
+      yield* git.move(before, after)
+      const doomed = { owner: "gus", name: "doomed" }
+      const tombstone = { owner: "gus", name: "doomed.deleted-0.git" }
+      yield* pending.mark(repositoryDirectoryKey(doomed), [{ _tag: "Move", from: tombstone, to: doomed }])
+      yield* git.move(doomed, tombstone)
+
+      // A key held is a live section's: its own commit or undo settles it.
+      const writeLocks = yield* WriteLocks
+      assert.strictEqual(yield* writeLocks.withLock(repositoryDirectoryKey(after), steps.settleAll), 1)
+      assert.isTrue(Fs.existsSync(Path.join(directory("gus", "after"), "HEAD")))
+
+      assert.strictEqual(yield* steps.settleAll, 1)
+      assert.deepStrictEqual(Fs.readdirSync(Path.join(root, "gus")).sort(), ["before.git", "doomed.git"])
+      assert.isTrue(Fs.existsSync(Path.join(directory("gus", "before"), "HEAD")))
+      assert.isTrue(Fs.existsSync(Path.join(directory("gus", "doomed"), "HEAD")))
+      const found = yield* repositories.accessible(Option.some(user), "gus", "before")
+      yield* repositories.remove(user, found)
+      assert.deepStrictEqual(Fs.readdirSync(Path.join(root, "gus")), ["doomed.git"])
+      assert.strictEqual(yield* steps.settleAll, 0)
+      assert.deepStrictEqual(yield* pending.list(undefined), [])
     }))
 })

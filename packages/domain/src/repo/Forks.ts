@@ -14,6 +14,7 @@ import { isOwnerTeam } from "../org/Team.ts"
 import type { TeamStore } from "../org/TeamStore.ts"
 import type { User } from "../user/User.ts"
 import type { UserStore } from "../user/UserStore.ts"
+import type { DiskStepInTransaction } from "./DirectorySteps.ts"
 import {
   defaultUnits,
   type NewRepository,
@@ -43,19 +44,14 @@ export const alreadyForkedMessage = (owner: string, base: OwnedRepository, fork:
 /** A fork starts with code and pull requests only (Forgejo's DefaultForkRepoUnits). */
 export const forkUnits = { ...defaultUnits, enabled: defaultUnits.enabled.filter((unit) => unit === "repo.code" || unit === "repo.pulls") }
 
-/** What `create` shares with forks and migrations: run a disk step inside the row's transaction. */
-export type DiskStepInTransaction = <A, E, R, E2>(
-  location: RepositoryLocation,
-  step: Effect.Effect<A, E, R>,
-  undo: Effect.Effect<void, E2>
-) => <B, E3, R3>(rowsThenStep: (step: Effect.Effect<A, E, R>) => Effect.Effect<B, E3, R3>) => Effect.Effect<B, E3, R3>
-
 export interface AdoptionDeps {
   readonly store: RepositoryStore["Service"]
   readonly redirects: RepositoryRedirectStore["Service"]
   readonly git: GitStorage["Service"]
   readonly directories: RepositoryDirectories["Service"]
   readonly diskStepInTransaction: DiskStepInTransaction
+  /** Undoes what an interrupted step left at a location (DirectorySteps.settle). */
+  readonly settleDirectory: (location: RepositoryLocation) => Effect.Effect<void>
 }
 
 /**
@@ -71,7 +67,7 @@ export const adoptStaged = (
   const location: RepositoryLocation = { owner: owner.name, name: row.name }
   const missing = (error: NotFound | Invalid) => Effect.die(error)
   const { branches, size } = staged
-  return deps.diskStepInTransaction(location, staged.place(location), deps.git.remove(location))((onDisk) =>
+  return deps.diskStepInTransaction(location, staged.place(location), [{ _tag: "Remove", location }])((onDisk) =>
     Effect.gen(function*() {
       const inserted = yield* deps.store.insert(row).pipe(Effect.mapError(() => new AlreadyExists({ message: REPOSITORY_EXISTS_MESSAGE })))
       yield* deps.redirects.release(owner.id, row.name)
@@ -88,11 +84,15 @@ export const adoptStaged = (
 
 /**
  * AlreadyExists `repository files already exist [...]` (409) when a directory without a row holds
- * the name: checked before any transfer, so nothing is copied only to be thrown away.
+ * the name: checked before any transfer, so nothing is copied only to be thrown away. A directory
+ * an interrupted step left is undone first, so a repeated request finds the name free.
  */
 export const refuseLeftFiles = (deps: AdoptionDeps, location: RepositoryLocation): Effect.Effect<void, AlreadyExists | Invalid> =>
-  Effect.flatMap(deps.directories.exists(location), (exists) =>
-    exists ? Effect.fail(new AlreadyExists({ message: repositoryFilesExistMessage(location.owner, location.name) })) : Effect.void)
+  deps.settleDirectory(location).pipe(
+    Effect.andThen(deps.directories.exists(location)),
+    Effect.flatMap((exists) =>
+      exists ? Effect.fail(new AlreadyExists({ message: repositoryFilesExistMessage(location.owner, location.name) })) : Effect.void)
+  )
 
 export interface ForkDeps extends AdoptionDeps {
   readonly users: UserStore["Service"]

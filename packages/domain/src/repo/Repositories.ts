@@ -3,16 +3,16 @@
  * rule (`repositoryAccess`), edits, deletion, listings, search and collaborators.
  *
  * The database row and the bare repository on disk change together. Every disk step runs inside
- * the row's transaction: a failed disk step rolls the row back; when the commit itself fails after
- * the disk step, the disk step is undone. Deletion moves the repository to a tombstone inside the
- * transaction and only erases the tombstone after the commit (retried, then reported), so a row
+ * the row's transaction (DirectorySteps.ts): a failed disk step rolls the row back; when the commit
+ * itself fails after the disk step, or never comes (a killed process), the disk step is undone.
+ * Deletion moves the repository to a tombstone inside the transaction and only erases the tombstone after the commit (retried, then reported), so a row
  * never points at nothing and a failed erase never blocks the name.
  * [routers/api/v1/repo/repo.go, collaborators.go, services/repository/create.go, delete.go]
  */
-import { Clock, Context, Effect, Layer, Option, Ref, Schedule } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schedule } from "effect"
 import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
 import { Branches } from "../git/Branches.ts"
-import { repositoryDirectoryKey, repositoryKey, WriteLocks } from "../coordination/WriteLocks.ts"
+import { repositoryKey, WriteLocks } from "../coordination/WriteLocks.ts"
 import { GitArchives } from "../git/GitArchives.ts"
 import { type InitialCommit, GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
 import type { GitStorageFailure } from "../git/GitStorageFailure.ts"
@@ -31,9 +31,11 @@ import { signingKeyFor } from "../signing/SigningKeyResolution.ts"
 import { SigningKeys } from "../signing/SigningKeys.ts"
 import type { User } from "../user/User.ts"
 import { UserStore } from "../user/UserStore.ts"
-import { type ForkFailure, type ForkInput, makeForks } from "./Forks.ts"
+import { DirectorySteps } from "./DirectorySteps.ts"
+import { type ForkFailure, type ForkInput, makeForks, refuseLeftFiles } from "./Forks.ts"
 import { InitialFiles } from "./InitialFiles.ts"
 import { makeMigrations, type MigrateInput, type MigrationFailure } from "./Migrations.ts"
+import type { DirectoryUndo } from "./PendingDirectorySteps.ts"
 import {
   type ExternalTrackerSettings,
   isMergeStyle,
@@ -51,7 +53,6 @@ import { bindRepositoryName, checkUsableRepositoryName, lowerRepositoryName } fr
 import { RepositoryRedirectStore } from "./RepositoryRedirectStore.ts"
 import { ownedBySearch, type RepositorySearch } from "./RepositorySearch.ts"
 import { type AccessFacts, RepositoryStore } from "./RepositoryStore.ts"
-import { Transactions } from "./Transactions.ts"
 import { toggledUnits } from "./UnitToggles.ts"
 
 /** Instance settings: `[repository] DEFAULT_BRANCH`, `FORCE_PRIVATE`, and the host of hidden e-mail addresses. */
@@ -302,7 +303,15 @@ const tombstoneOf = (owned: OwnedRepository): RepositoryLocation => ({
 export const layer: Layer.Layer<
   Repositories,
   never,
-  RepositoryStore | RepositoryRedirectStore | TeamStore | UserStore | GitStorage | RepositoryDirectories | InitialFiles | Transactions | WriteLocks
+  | RepositoryStore
+  | RepositoryRedirectStore
+  | TeamStore
+  | UserStore
+  | GitStorage
+  | RepositoryDirectories
+  | InitialFiles
+  | WriteLocks
+  | DirectorySteps
 > = Layer.effect(
   Repositories,
   Effect.gen(function*() {
@@ -319,8 +328,8 @@ export const layer: Layer.Layer<
     // Without the archive cache (an embedding without it) there are no archives to forget.
     const archives = yield* Effect.serviceOption(GitArchives)
     const initialFiles = yield* InitialFiles
-    const transactions = yield* Transactions
     const writeLocks = yield* WriteLocks
+    const steps = yield* DirectorySteps
 
     /** The base repositories of the forks among `owned`, by id. */
     const parentsOf = (owned: ReadonlyArray<OwnedRepository>) =>
@@ -412,28 +421,7 @@ export const layer: Layer.Layer<
         return memberships.some((team) => isOwnerTeam(team) || team.canCreateOrgRepo)
       })
 
-    /**
-     * Runs `step` on disk inside the current transaction and undoes it if the commit fails, holding
-     * the directory key of `location` (the directory the step makes, moves or removes) until then.
-     */
-    const diskStepInTransaction = <A, E, R, E2>(
-      location: RepositoryLocation,
-      step: Effect.Effect<A, E, R>,
-      undo: Effect.Effect<void, E2>
-    ) =>
-      <B, E3, R3>(rowsThenStep: (step: Effect.Effect<A, E, R>) => Effect.Effect<B, E3, R3>) =>
-        writeLocks.withLock(repositoryDirectoryKey(location), Effect.gen(function*() {
-          const done = yield* Ref.make(false)
-          return yield* transactions.run(rowsThenStep(Effect.tap(step, () => Ref.set(done, true)))).pipe(
-            Effect.onExit((exit) =>
-              exit._tag === "Failure"
-                ? Effect.flatMap(Ref.get(done), (stepDone) =>
-                  stepDone
-                    ? undo.pipe(Effect.catchCause((cause) => Effect.logError("could not undo a disk step", cause)))
-                    : Effect.void)
-                : Effect.void)
-          )
-        }))
+    const diskStepInTransaction = steps.inTransaction
 
     const initialCommit = (doer: User, owner: User, name: string, files: InitialCommit["files"]) =>
       Effect.gen(function*() {
@@ -494,14 +482,20 @@ export const layer: Layer.Layer<
 
         const now = yield* nowSeconds
         const location: RepositoryLocation = { owner: owner.name, name: input.name }
+        // A row of that name, then a directory without one (an unadopted repository; one that an
+        // interrupted step left is undone first), refuse before the initial commit is made.
+        if (Option.isSome(yield* store.find(owner.name, input.name))) {
+          return yield* new AlreadyExists({ message: REPOSITORY_EXISTS_MESSAGE })
+        }
+        yield* refuseLeftFiles(transferDeps, location)
         const initial = Option.isSome(files) ? Option.some(yield* initialCommit(doer, owner, input.name, files.value)) : Option.none()
         const makeOnDisk = git.create(location, {
           defaultBranch,
           ...(Option.isSome(initial) ? { initialCommit: initial.value } : {})
         })
-        // A directory without a row (a crash, an unadopted repository) fails the disk step with
-        // `repository files already exist` before anything is written: the row rolls back, the files stay.
-        const created = yield* diskStepInTransaction(location, makeOnDisk, git.remove(location))((onDisk) =>
+        // A directory without a row that appeared since fails the disk step with `repository files
+        // already exist` before anything is written: the row rolls back, the files stay.
+        const created = yield* diskStepInTransaction(location, makeOnDisk, [{ _tag: "Remove", location }])((onDisk) =>
           Effect.gen(function*() {
             const row = yield* store.insert(newRepository({
               ownerId: owner.id,
@@ -607,10 +601,10 @@ export const layer: Layer.Layer<
         const branchOnDisk = switchBranch && !repository.isEmpty
           ? git.setDefaultBranch(to, newBranch).pipe(Effect.catchTag("NotFound", (error) => Effect.die(error)))
           : Effect.void
-        const undo = Effect.gen(function*() {
-          if (switchBranch && !repository.isEmpty) yield* git.setDefaultBranch(to, repository.defaultBranch)
-          if (renamed) yield* git.move(to, from)
-        })
+        const undo: Array<DirectoryUndo> = [
+          ...(renamed ? [{ _tag: "Move", from: to, to: from } as const] : []),
+          ...(switchBranch && !repository.isEmpty ? [{ _tag: "SetDefaultBranch", location: from, branch: repository.defaultBranch } as const] : [])
+        ]
         yield* diskStepInTransaction(to, Effect.andThen(moveOnDisk, branchOnDisk), undo)((onDisk) =>
           Effect.andThen(rowChange, onDisk))
         if (renamed) yield* forgetArchives(repository)
@@ -638,7 +632,7 @@ export const layer: Layer.Layer<
           Effect.catchTag("AlreadyExists", (error) => Effect.die(error)),
           Effect.catchTag("Invalid", (error) => Effect.die(error))
         )
-        yield* diskStepInTransaction(location, toTombstone, git.move(tombstone, location))((onDisk) =>
+        yield* diskStepInTransaction(location, toTombstone, [{ _tag: "Move", from: tombstone, to: location }])((onDisk) =>
           Effect.andThen(store.remove(repository.id), onDisk))
         yield* Effect.forEach(cleanups, (cleanup) => cleanup, { discard: true })
         yield* forgetArchives(repository)
@@ -657,6 +651,7 @@ export const layer: Layer.Layer<
       users,
       teams,
       diskStepInTransaction,
+      settleDirectory: steps.settle,
       now: nowSeconds,
       repositorySettings: Effect.service(RepositorySettings)
     }

@@ -15,6 +15,7 @@ import { RepositoryDirectories } from "../git/RepositoryDirectories.ts"
 import { offsetOf, type Page, type PageRequest } from "../Paging.ts"
 import type { User } from "../user/User.ts"
 import { UserStore } from "../user/UserStore.ts"
+import { DirectorySteps } from "./DirectorySteps.ts"
 import { nameGlob } from "./NameGlob.ts"
 import { RepositorySettings } from "./Repositories.ts"
 import { newRepository, type OwnedRepository } from "./Repository.ts"
@@ -87,6 +88,7 @@ export const layer: Layer.Layer<
   | Branches
   | Transactions
   | WriteLocks
+  | DirectorySteps
 > = Layer.effect(
   UnadoptedRepositories,
   Effect.gen(function*() {
@@ -99,12 +101,17 @@ export const layer: Layer.Layer<
     const branchTable = yield* Branches
     const transactions = yield* Transactions
     const writeLocks = yield* WriteLocks
+    const steps = yield* DirectorySteps
     /**
      * Under the directory's key, which a repository's creation, fork, migration or rename holds
      * until its row commits: the checks then see that row, never a directory about to get one.
      */
     const lockedUnadopted = <A, E, R>(ownerName: string, name: string, use: (found: { owner: User; location: RepositoryLocation }) => Effect.Effect<A, E, R>) =>
-      writeLocks.withLock(repositoryDirectoryKey({ owner: ownerName, name }), Effect.flatMap(unadopted(ownerName, name), use))
+      writeLocks.withLock(
+        repositoryDirectoryKey({ owner: ownerName, name }),
+        // A directory an interrupted step left is undone, not adopted: a later settle would undo it under its new row.
+        steps.settleHeld({ owner: ownerName, name }).pipe(Effect.andThen(unadopted(ownerName, name)), Effect.flatMap(use))
+      )
 
     /** The owner and location of an unadopted directory, or NotFound. */
     const unadopted = (ownerName: string, name: string) =>

@@ -18,6 +18,7 @@ import jobFairness from "./0015_job_fairness.ts"
 import inputLimits from "./0016_input_limits.ts"
 import deployKeys from "./0017_deploy_keys.ts"
 import lfs from "./0018_lfs.ts"
+import pendingDirectorySteps from "./0019_pending_directory_steps.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -37,7 +38,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0015_job_fairness": jobFairness,
   "0016_input_limits": inputLimits,
   "0017_deploy_keys": deployKeys,
-  "0018_lfs": lfs
+  "0018_lfs": lfs,
+  "0019_pending_directory_steps": pendingDirectorySteps
 })
 
 export const layer = Migrations.layer(loader)

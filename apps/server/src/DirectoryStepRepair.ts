@@ -1,0 +1,16 @@
+/**
+ * At start, in the background: undoes the repository directory steps whose process stopped before
+ * their rows committed (a directory without its row, a renamed or deleted repository's directory
+ * away from its row), unless a live process is in that step now.
+ */
+import { Cause, Effect, Layer } from "effect"
+import { DirectorySteps } from "@kiln/domain/repo/DirectorySteps"
+
+export const layer = Layer.effectDiscard(Effect.gen(function*() {
+  const steps = yield* DirectorySteps
+  yield* steps.settleAll.pipe(
+    Effect.tap((undone) => undone > 0 ? Effect.logInfo(`undid ${undone} repository directory steps left unfinished`) : Effect.void),
+    Effect.catchCause((cause) => Effect.logWarning("repository directory repair failed", Cause.pretty(cause))),
+    Effect.forkScoped
+  )
+}))
