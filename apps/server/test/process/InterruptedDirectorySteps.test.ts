@@ -3,7 +3,8 @@
  * server processes on one PostgreSQL database and one data directory, and SIGKILL while a trigger
  * holds the step's transaction open right after the directory was placed. The name is not blocked
  * by the directory left behind: the next create on another process, or the killed one's restart,
- * undoes it. A commit already on its way when its process died lands and is not undone. Needs a
+ * undoes it. A commit already on its way when its process died lands and is not undone. A delete
+ * erases its files only after the transaction around it commits. Needs a
  * PostgreSQL server (KILN_TEST_DATABASE_URL); skipped without one.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -39,7 +40,7 @@ describe.skipIf(serverUrl === undefined)("a server process killed between a repo
     const query = <A extends object>(statement: Effect.Effect<ReadonlyArray<A>, unknown>) => Effect.runPromise(statement)
 
     const dataDir = mkdtempSync(join(tmpdir(), "kiln-interrupted-"))
-    const directory = (name: string) => join(dataDir, "repositories", "alice", `${name}.git`)
+    const directory = (name: string, owner = "alice") => join(dataDir, "repositories", owner, `${name}.git`)
     const ports = [await freePort(), await freePort()]
     const start = (index: number) =>
       spawnServer({ dataDir, port: ports[index] ?? 0, env: { DATABASE_URL: Redacted.value(databaseUrl), KILN_ACCESS_LOG: "false" } })
@@ -52,16 +53,18 @@ describe.skipIf(serverUrl === undefined)("a server process killed between a repo
       })
       return { status: response.status, text: await response.text() }
     }
-    /** Sends a request to process `index` and kills that process once `placed` exists on disk and its transaction sleeps. */
-    const killAfterPlacing = async (index: number, method: string, path: string, json: unknown, placed: string) => {
+    /** Sends a request to process `index` and kills that process once `stepped` holds and its transaction sleeps. */
+    const killAfter = async (index: number, method: string, path: string, json: unknown, step: string, stepped: () => boolean) => {
       const sent = call(index, method, path, ALICE, json).catch((error: unknown) => error)
-      await until(`${placed} placed`, () => existsSync(placed))
+      await until(step, stepped)
       // The statement after the disk step sleeps in the trigger: the process dies inside the window.
       await new Promise((resolve) => setTimeout(resolve, 300))
       processes[index]?.child.kill("SIGKILL")
       await processes[index]?.exited
       assert.instanceOf(await sent, TypeError, "the request got no answer")
     }
+    const killAfterPlacing = (index: number, method: string, path: string, json: unknown, placed: string) =>
+      killAfter(index, method, path, json, `${placed} placed`, () => existsSync(placed))
     const marks = () => query(sql<{ id: unknown }>`SELECT id FROM pending_directory_steps`)
 
     try {
@@ -106,8 +109,8 @@ describe.skipIf(serverUrl === undefined)("a server process killed between a repo
       await query(sql`DELETE FROM slow_names`)
       processes[0] = start(0)
       await listening(processes[0])
-      await until("the left directory undone", () => !existsSync(directory("abandoned")))
-      assert.deepStrictEqual(await marks(), [])
+      // The undo runs inside the transaction that takes the mark: the mark goes a moment after the directory.
+      await until("the left directory undone", async () => !existsSync(directory("abandoned")) && (await marks()).length === 0)
       assert.deepStrictEqual(await query(sql`SELECT id FROM repositories WHERE lower_name = 'abandoned'`), [])
 
       // 3. A rename killed while its COMMIT was on its way: it lands, and a settle meeting it waits and undoes nothing.
@@ -119,6 +122,29 @@ describe.skipIf(serverUrl === undefined)("a server process killed between a repo
       assert.strictEqual((await call(1, "GET", "/api/v1/repos/alice/renamed/branches/main", ALICE)).status, 200)
       assert.isFalse(existsSync(directory("torename")))
       assert.deepStrictEqual(await marks(), [])
+
+      // 4. A delete killed before the transaction around it (with its webhook deliveries) committed:
+      // the repository's files were not erased yet, and the restart puts them back.
+      processes[0] = start(0)
+      await listening(processes[0])
+      assert.strictEqual((await call(0, "POST", "/api/v1/orgs", ALICE, { username: "acme" })).status, 201)
+      assert.strictEqual((await call(0, "POST", "/api/v1/orgs/acme/hooks", ALICE, {
+        type: "forgejo", config: { url: "http://127.0.0.1:9/", content_type: "json" }, events: ["repository"], active: true
+      })).status, 201)
+      assert.strictEqual((await call(0, "POST", "/api/v1/orgs/acme/repos", ALICE, { name: "doomed", auto_init: true })).status, 201)
+      await query(sql`CREATE FUNCTION slow_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM slow_names WHERE name = 'deliveries') THEN PERFORM pg_sleep(4); END IF;
+          RETURN NEW;
+        END $$`)
+      await query(sql`CREATE TRIGGER slow_delivery BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION slow_delivery()`)
+      await query(sql`INSERT INTO slow_names VALUES ('deliveries', false)`)
+      await killAfter(0, "DELETE", "/api/v1/repos/acme/doomed", undefined, "doomed moved away", () => !existsSync(directory("doomed", "acme")))
+      await query(sql`DELETE FROM slow_names`)
+      processes[0] = start(0)
+      await listening(processes[0])
+      await until("the deleted repository back in place", async () => existsSync(directory("doomed", "acme")) && (await marks()).length === 0)
+      assert.strictEqual((await call(1, "GET", "/api/v1/repos/acme/doomed/branches/main", ALICE)).status, 200)
     } finally {
       for (const running of processes) running.child.kill("SIGTERM")
       await Promise.all(processes.map((running) => running.exited))

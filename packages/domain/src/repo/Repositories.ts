@@ -53,6 +53,7 @@ import { bindRepositoryName, checkUsableRepositoryName, lowerRepositoryName } fr
 import { RepositoryRedirectStore } from "./RepositoryRedirectStore.ts"
 import { ownedBySearch, type RepositorySearch } from "./RepositorySearch.ts"
 import { type AccessFacts, RepositoryStore } from "./RepositoryStore.ts"
+import { Transactions } from "./Transactions.ts"
 import { toggledUnits } from "./UnitToggles.ts"
 
 /** Instance settings: `[repository] DEFAULT_BRANCH`, `FORCE_PRIVATE`, and the host of hidden e-mail addresses. */
@@ -310,6 +311,7 @@ export const layer: Layer.Layer<
   | GitStorage
   | RepositoryDirectories
   | InitialFiles
+  | Transactions
   | WriteLocks
   | DirectorySteps
 > = Layer.effect(
@@ -329,6 +331,7 @@ export const layer: Layer.Layer<
     const archives = yield* Effect.serviceOption(GitArchives)
     const initialFiles = yield* InitialFiles
     const writeLocks = yield* WriteLocks
+    const transactions = yield* Transactions
     const steps = yield* DirectorySteps
 
     /** The base repositories of the forks among `owned`, by id. */
@@ -634,13 +637,17 @@ export const layer: Layer.Layer<
         )
         yield* diskStepInTransaction(location, toTombstone, [{ _tag: "Move", from: tombstone, to: location }])((onDisk) =>
           Effect.andThen(store.remove(repository.id), onDisk))
-        yield* Effect.forEach(cleanups, (cleanup) => cleanup, { discard: true })
-        yield* forgetArchives(repository)
-        yield* git.remove(tombstone).pipe(
-          Effect.retry({ times: 3, schedule: Schedule.exponential("200 millis") }),
-          Effect.catchCause((cause) =>
-            Effect.logError(`repository ${owner.name}/${repository.name} was deleted but its files remain at a tombstone`, cause))
-        )
+        // Files go once the deletion has committed: the caller's transaction (the deletion's webhook
+        // deliveries) may still roll it back, and a row must never outlive its files.
+        yield* transactions.afterCommit(Effect.gen(function*() {
+          yield* Effect.forEach(cleanups, (cleanup) => cleanup, { discard: true })
+          yield* forgetArchives(repository)
+          yield* git.remove(tombstone).pipe(
+            Effect.retry({ times: 3, schedule: Schedule.exponential("200 millis") }),
+            Effect.catchCause((cause) =>
+              Effect.logError(`repository ${owner.name}/${repository.name} was deleted but its files remain at a tombstone`, cause))
+          )
+        }))
       })
 
     const transferDeps = {

@@ -10,4 +10,10 @@ export class Transactions extends Context.Service<Transactions, {
    * fails as `effect` failed; a failure to commit is a defect.
    */
   readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Runs `effect` once the outermost transaction around the caller has committed (at once outside
+   * one), and never when it rolls back: for what may only follow a commit, such as erasing files
+   * whose rows are gone. Lost when the process dies before.
+   */
+  readonly afterCommit: <R>(effect: Effect.Effect<void, never, R>) => Effect.Effect<void, never, R>
 }>()("@kiln/domain/repo/Transactions") {}

@@ -11,7 +11,8 @@ export const layer = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return Transactions.of({
-      run: (effect) => sql.withTransaction(effect).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
+      run: (effect) => sql.withTransaction(effect).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die)),
+      afterCommit: (effect) => sql.afterCommit(effect)
     })
   })
 )
