@@ -6,8 +6,8 @@
  * reads), one of them killed with SIGKILL mid-run and started again. Then the invariants: the
  * branch table equals the refs of every repository, no acknowledged ref update is lost, one
  * repository per name, usage totals equal fresh aggregates, no package file lost or orphaned, no
- * temporary directory of a dead process left, every revoked token refused by every process, one
- * signing key. Needs a PostgreSQL server (KILN_TEST_DATABASE_URL); skipped without one.
+ * temporary directory of a dead process left, no repository directory step left unsettled, every
+ * revoked token refused by every process, one signing key. Needs a PostgreSQL server (KILN_TEST_DATABASE_URL); skipped without one.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
@@ -368,6 +368,13 @@ describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL data
         for (const index of [0, 1, 2]) await expect(signedIn(index, token.secret), 401)
       }
       assert.strictEqual(revocationDelays.length, 3)
+
+      // No repository directory step is left unsettled (the killed process's is undone by the next
+      // request on its directory or by its restart, a moment after both).
+      for (let waited = 0; (await query(sql`SELECT id FROM pending_directory_steps`)).length > 0; waited++) {
+        assert.isBelow(waited, 100, "pending directory steps left")
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
 
       // One signing key for all.
       const keys = await Promise.all([0, 1, 2].map((index) => expect(call(index, "GET", "/api/v1/signing-key.gpg"), 200)))
