@@ -221,4 +221,27 @@ layer(TestLayer, { timeout: "120 seconds" })("repository row and disk stay consi
       assert.strictEqual(yield* steps.settleAll, 0)
       assert.deepStrictEqual(yield* pending.list(undefined), [])
     }))
+
+  it.effect("a delete whose process stopped after its commit, before erasing its files, has them erased at start", () =>
+    Effect.gen(function*() {
+      const repositories = yield* Repositories.Repositories
+      const steps = yield* DirectorySteps.DirectorySteps
+      const pending = yield* PendingDirectorySteps
+      const git = yield* GitStorage
+      const user = yield* owner("hal")
+      const created = yield* repositories.create(user, user, { name: "erased", autoInit: true })
+      yield* repositories.remove(user, created)
+      assert.deepStrictEqual(Fs.readdirSync(Path.join(root, "hal")), [])
+      assert.deepStrictEqual(yield* pending.list(undefined), [])
+
+      // What the killed process left: the deletion committed, its mark turned into the erasure, the tombstone.
+      const location = { owner: "hal", name: "gone" }
+      const tombstone = { owner: "hal", name: "gone.deleted-0.git" }
+      const id = yield* pending.mark(repositoryDirectoryKey(location), [{ _tag: "Move", from: tombstone, to: location }])
+      assert.isTrue(yield* pending.replace(id, [{ _tag: "Remove", location: tombstone }]))
+      yield* git.create(tombstone, { defaultBranch: "main" })
+      assert.strictEqual(yield* steps.settleAll, 1)
+      assert.deepStrictEqual(Fs.readdirSync(Path.join(root, "hal")), [])
+      assert.deepStrictEqual(yield* pending.list(undefined), [])
+    }))
 })

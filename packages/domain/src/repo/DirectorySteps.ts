@@ -12,13 +12,16 @@
  * section's transaction, so a settle that meets a commit still on its way (the process died after
  * sending it) waits for it on the mark's row lock and then finds nothing to undo. A section inside
  * a wider transaction (a change and its webhook deliveries) is settled only once that one commits.
+ * A section with work left after its commit (a deletion erasing its tombstone) turns its mark into
+ * that work instead of taking it back, and takes it back once the work is done: a process that dies
+ * in between leaves the work to a settle.
  *
  * Undoing trusts the mark: a section killed after its mark but before its step failed on a
  * directory without a row (an unadopted one) has that directory removed by the settle. The step
  * fails only when such a directory appeared after the section's own check, so this needs a crash
  * in that moment.
  */
-import { Context, Effect, Layer, Ref } from "effect"
+import { Context, Effect, Layer, Ref, Schedule } from "effect"
 import { repositoryDirectoryKey, WriteLocks } from "../coordination/WriteLocks.ts"
 import { GitStorage, type RepositoryLocation } from "../git/GitStorage.ts"
 import { type DirectoryUndo, PendingDirectorySteps } from "./PendingDirectorySteps.ts"
@@ -31,7 +34,9 @@ import { Transactions } from "./Transactions.ts"
 export type DiskStepInTransaction = <A, E, R>(
   location: RepositoryLocation,
   step: Effect.Effect<A, E, R>,
-  undo: ReadonlyArray<DirectoryUndo>
+  undo: ReadonlyArray<DirectoryUndo>,
+  /** Work left once the rows committed (erasing a tombstone), run then; the mark keeps it until done. */
+  afterCommit?: ReadonlyArray<DirectoryUndo>
 ) => <B, E3, R3>(rowsThenStep: (step: Effect.Effect<A, E, R>) => Effect.Effect<B, E3, R3>) => Effect.Effect<B, E3, R3>
 
 export class DirectorySteps extends Context.Service<DirectorySteps, {
@@ -40,7 +45,7 @@ export class DirectorySteps extends Context.Service<DirectorySteps, {
   readonly settle: (location: RepositoryLocation) => Effect.Effect<void>
   /** The same, for a caller already holding the key of `location`. */
   readonly settleHeld: (location: RepositoryLocation) => Effect.Effect<void>
-  /** Every interrupted step whose key is free (at start); how many were undone. */
+  /** Every interrupted step whose key is free (at start); how many were settled. */
   readonly settleAll: Effect.Effect<number>
 }>()("@kiln/domain/repo/DirectorySteps") {}
 
@@ -65,7 +70,7 @@ export const layer: Layer.Layer<DirectorySteps, never, GitStorage | WriteLocks |
     }
     const runUndo = (steps: ReadonlyArray<DirectoryUndo>) => Effect.forEach(steps, undoOne, { discard: true })
 
-    /** Undoes the marks on `key`, whose holder is the caller; how many. A failed undo keeps its mark. */
+    /** Runs the marks on `key`, whose holder is the caller; how many. A failed one keeps its mark. */
     const settleKey = (key: string) =>
       Effect.gen(function*() {
         let undone = 0
@@ -75,13 +80,21 @@ export const layer: Layer.Layer<DirectorySteps, never, GitStorage | WriteLocks |
           ).pipe(Effect.catchCause((cause) => Effect.as(Effect.logError(`could not undo an interrupted step on ${key}`, cause), false)))
           if (taken) {
             undone++
-            yield* Effect.logWarning(`undid a step on ${key} whose process stopped before its rows committed`)
+            yield* Effect.logWarning(`settled a step on ${key} that a stopped process left unfinished`)
           }
         }
         return undone
       })
 
-    const inTransaction: DiskStepInTransaction = (location, step, undo) => (rowsThenStep) => {
+    /** The work a committed section left, then its mark; a failure keeps the mark for a later settle. */
+    const finish = (key: string, id: number, steps: ReadonlyArray<DirectoryUndo>) =>
+      runUndo(steps).pipe(
+        Effect.retry({ times: 3, schedule: Schedule.exponential("200 millis") }),
+        Effect.andThen(pending.release(id)),
+        Effect.catchCause((cause) => Effect.logError(`work after a commit on ${key} is left for a later settle`, cause))
+      )
+
+    const inTransaction: DiskStepInTransaction = (location, step, undo, afterCommit = []) => (rowsThenStep) => {
       const key = repositoryDirectoryKey(location)
       return writeLocks.withLock(
         key,
@@ -89,7 +102,10 @@ export const layer: Layer.Layer<DirectorySteps, never, GitStorage | WriteLocks |
           yield* settleKey(key)
           const id = yield* pending.mark(key, undo)
           const done = yield* Ref.make(false)
-          return yield* transactions.run(Effect.andThen(pending.take(id), rowsThenStep(Effect.tap(step, () => Ref.set(done, true))))).pipe(
+          const settleMark = afterCommit.length === 0
+            ? pending.take(id)
+            : Effect.andThen(pending.replace(id, afterCommit), transactions.afterCommit(finish(key, id, afterCommit)))
+          return yield* transactions.run(Effect.andThen(settleMark, rowsThenStep(Effect.tap(step, () => Ref.set(done, true))))).pipe(
             Effect.onExit((exit) =>
               exit._tag === "Success"
                 ? Effect.void

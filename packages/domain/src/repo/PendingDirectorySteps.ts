@@ -1,15 +1,18 @@
 /**
  * Marks of repository directory steps not yet settled (DirectorySteps.ts): a step that makes, moves
  * or removes a repository directory together with its row is written down, with how to undo it,
- * and committed before the step; the row's transaction removes the mark as it commits. A mark that
- * outlives its section names a step whose rows never committed (its process was killed in between),
- * to be undone.
+ * and committed before the step; the row's transaction removes the mark as it commits, or turns it
+ * into the work left after the commit. A mark that outlives its section names a step whose rows
+ * never committed (its process was killed in between), to be undone, or that work, to be done.
  */
 import { Context, type Effect, Schema } from "effect"
 
 const Location = Schema.Struct({ owner: Schema.String, name: Schema.String })
 
-/** One step of an undo, run in order; each is a no-op when what it acts on is not there. */
+/**
+ * One step of a mark, run in order by a settle: an undo, or the work left after a commit. Each is a
+ * no-op when what it acts on is not there.
+ */
 export const DirectoryUndo = Schema.Union([
   Schema.TaggedStruct("Remove", { location: Location }),
   Schema.TaggedStruct("Move", { from: Location, to: Location }),
@@ -38,6 +41,12 @@ export class PendingDirectorySteps extends Context.Service<PendingDirectorySteps
    * process died is awaited, never undone.
    */
   readonly take: (id: number) => Effect.Effect<boolean>
+  /**
+   * Replaces a mark's steps in the caller's transaction (row-locked as `take`); false when it is
+   * gone. For a section with work left once its rows commit (erasing a deleted repository's files):
+   * from the commit on, the mark names that work instead of the undo.
+   */
+  readonly replace: (id: number, steps: ReadonlyArray<DirectoryUndo>) => Effect.Effect<boolean>
   /**
    * Removes a mark at once, outside the caller's transaction (as `mark` writes it): a section that
    * failed, its step undone or never made, inside a transaction that will roll back.

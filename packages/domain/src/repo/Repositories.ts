@@ -9,7 +9,7 @@
  * never points at nothing and a failed erase never blocks the name.
  * [routers/api/v1/repo/repo.go, collaborators.go, services/repository/create.go, delete.go]
  */
-import { Clock, Context, Effect, Layer, Option, Schedule } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AlreadyExists, Conflict, Forbidden, Invalid, NotFound } from "../errors.ts"
 import { Branches } from "../git/Branches.ts"
 import { repositoryKey, WriteLocks } from "../coordination/WriteLocks.ts"
@@ -635,18 +635,18 @@ export const layer: Layer.Layer<
           Effect.catchTag("AlreadyExists", (error) => Effect.die(error)),
           Effect.catchTag("Invalid", (error) => Effect.die(error))
         )
-        yield* diskStepInTransaction(location, toTombstone, [{ _tag: "Move", from: tombstone, to: location }])((onDisk) =>
-          Effect.andThen(store.remove(repository.id), onDisk))
         // Files go once the deletion has committed: the caller's transaction (the deletion's webhook
-        // deliveries) may still roll it back, and a row must never outlive its files.
+        // deliveries) may still roll it back, and a row must never outlive its files. The tombstone's
+        // erasure is the mark's from the commit on, so a process that dies first leaves it to a settle.
+        yield* diskStepInTransaction(
+          location,
+          toTombstone,
+          [{ _tag: "Move", from: tombstone, to: location }],
+          [{ _tag: "Remove", location: tombstone }]
+        )((onDisk) => Effect.andThen(store.remove(repository.id), onDisk))
         yield* transactions.afterCommit(Effect.gen(function*() {
           yield* Effect.forEach(cleanups, (cleanup) => cleanup, { discard: true })
           yield* forgetArchives(repository)
-          yield* git.remove(tombstone).pipe(
-            Effect.retry({ times: 3, schedule: Schedule.exponential("200 millis") }),
-            Effect.catchCause((cause) =>
-              Effect.logError(`repository ${owner.name}/${repository.name} was deleted but its files remain at a tombstone`, cause))
-          )
         }))
       })
 

@@ -44,6 +44,11 @@ export const layer = Layer.effect(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
         ),
+      replace: (id, steps) =>
+        sql`UPDATE pending_directory_steps SET undo = ${encodeUndo(steps)}::jsonb WHERE id = ${id} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
       release: (id) => marks`DELETE FROM pending_directory_steps WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
       list: (key) =>
         (key === undefined
