@@ -4,7 +4,7 @@
  * repositories whose packs are past that bound), refs changed with `git update-ref` so that
  * concurrent pushes and API calls meet git's own compare-and-swap.
  */
-import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises"
+import { lstat, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises"
 import { dirname, join, sep } from "node:path"
 import { commit, listBranches, writeBlob, writeTree, type TreeEntry } from "isomorphic-git"
 import { Effect, Layer, Option, Schedule } from "effect"
@@ -22,7 +22,7 @@ import { type GitCommandOptions, readRefs, runGit } from "./GitCommand.ts"
 import { gitReader, isomorphicReader, type ObjectReader } from "./ObjectReaders.ts"
 import { PackCaches } from "./PackCaches.ts"
 import { isLeftBehind } from "./ProcessWorkOwner.ts"
-import { isStorageName, leftoverOf, ownerPath, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
+import { isStorageName, leftoverOf, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
 import { BARE_CONFIG } from "./RestoredConfig.ts"
 
 export interface GitStorageOptions {
@@ -317,37 +317,6 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
           settledSizes.forgetUnder(`${target}${sep}`)
         }),
 
-      renameOwner: (from, to) =>
-        Effect.gen(function*() {
-          if (!isStorageName(from) || !isStorageName(to)) {
-            return yield* new Invalid({ message: `not an owner name: ${isStorageName(from) ? to : from}` })
-          }
-          const source = ownerPath(root, from)
-          const target = ownerPath(root, to)
-          if (source === target || !(yield* pathExists(source))) return
-          const occupied = new AlreadyExists({ message: `repository files already exist for owner ${to}` })
-          yield* Effect.tryPromise({
-            // An empty directory (an owner whose repositories are all gone) may be replaced.
-            try: async () => {
-              await rmdir(target).catch((error: unknown) => {
-                if (errorCode(error) !== "ENOENT") throw error
-              })
-              await rename(source, target)
-            },
-            catch: (error) => error
-          }).pipe(
-            Effect.catch((error) => {
-              const code = errorCode(error)
-              return Effect.fail(
-                code === "ENOTEMPTY" || code === "EEXIST"
-                  ? occupied
-                  : new GitStorageFailure({ operation: "rename owner", message: describe(error) })
-              )
-            })
-          )
-          caches.dropUnder(source)
-          settledSizes.forgetUnder(`${source}${sep}`)
-        }),
 
       sizeInBytes: (location) =>
         Effect.flatMap(open(location), ({ gitdir }) =>

@@ -152,7 +152,7 @@ for (const [readerLabel, directory, options] of readers) describe(`GitStorageLiv
       assert.deepStrictEqual(yield* Effect.promise(() => readdir(join(root, "carol"))), [])
     }))
 
-  it.effect("moves repositories, renames owners, and removes idempotently", () =>
+  it.effect("moves repositories and removes idempotently", () =>
     Effect.gen(function*() {
       const repos = yield* storage
       yield* repos.create({ owner: "dora", name: "one" }, { defaultBranch: "main" })
@@ -168,16 +168,9 @@ for (const [readerLabel, directory, options] of readers) describe(`GitStorageLiv
       yield* repos.move({ owner: "dora", name: "uno" }, { owner: "erin", name: "uno" }) // transfer
       assert.isTrue(yield* exists(gitdir("erin", "uno")))
 
-      yield* repos.renameOwner("dora", "Dorothy")
-      assert.isFalse(yield* exists(join(root, "dora")))
-      assert.isTrue(yield* exists(gitdir("dorothy", "two")))
-      assert.deepStrictEqual(yield* repos.listBranches({ owner: "dorothy", name: "two" }), [])
-      assert.strictEqual((yield* Effect.flip(repos.renameOwner("dorothy", "erin")))._tag, "AlreadyExists")
-      yield* repos.renameOwner("nobody", "somebody") // no repositories, nothing to move
-
-      yield* repos.remove({ owner: "dorothy", name: "two" })
-      yield* repos.remove({ owner: "dorothy", name: "two" })
-      assert.deepStrictEqual(yield* Effect.promise(() => readdir(join(root, "dorothy"))), [])
+      yield* repos.remove({ owner: "dora", name: "two" })
+      yield* repos.remove({ owner: "dora", name: "two" })
+      assert.deepStrictEqual(yield* Effect.promise(() => readdir(join(root, "dora"))), [])
       assert.strictEqual((yield* Effect.flip(repos.sizeInBytes({ owner: "dorothy", name: "two" })))._tag, "NotFound")
     }))
 

@@ -64,8 +64,6 @@ export class GitStorage extends Context.Service<GitStorage, {
     from: RepositoryLocation,
     to: RepositoryLocation
   ): Effect.Effect<void, NotFound | AlreadyExists | Invalid | GitStorageFailure>
-  /** Owner rename: moves every repository of `from` at once. An owner without repositories is a no-op. */
-  renameOwner(from: string, to: string): Effect.Effect<void, AlreadyExists | Invalid | GitStorageFailure>
   /** Bytes on disk (every file of the repository directory; LFS lives elsewhere). */
   sizeInBytes(location: RepositoryLocation): Effect.Effect<number, NotFound | Invalid>
   /** Every branch with its head commit, in name order. */

@@ -253,8 +253,6 @@ export class Repositories extends Context.Service<Repositories, {
   readonly listForks: (viewer: Option.Option<User>, base: AccessibleRepository) => Effect.Effect<ReadonlyArray<AccessibleRepository>>
   /** `POST /repos/migrate` (see Migrations.ts for the errors), answering with admin-level permissions. */
   readonly migrate: (doer: User, input: MigrateInput) => Effect.Effect<AccessibleRepository, MigrationFailure, GitTransfers>
-  /** Moves an owner's repositories on disk after the account was renamed. */
-  readonly renameOwner: (from: string, to: string) => Effect.Effect<void, AlreadyExists | Invalid | GitStorageFailure>
   /** For account and organization deletion guards: `user still has ownership of repositories [uid: N]`. */
   readonly ownershipGuard: (owner: User) => Effect.Effect<Option.Option<string>>
 }>()("@kiln/domain/repo/Repositories") {}
@@ -762,7 +760,6 @@ export const layer: Layer.Layer<
         }),
       migrate: (doer, input) =>
         Effect.flatMap(migrations.migrate(doer, input), ({ repository, owner }) => asOwner(repository, owner)),
-      renameOwner: (from, to) => git.renameOwner(from, to),
       ownershipGuard: (owner) =>
         Effect.map(store.countForOwner(owner.id), (count) => count > 0 ? Option.some(ownsRepositoriesMessage(owner.id)) : Option.none())
     })
