@@ -1,13 +1,16 @@
 /**
  * `kiln doctor`: the rows and the data directory checked against each other, each check with how
- * many problems it found and a few examples. With `fix`, what is safe is repaired (the branch table
- * from git, totals from their items, the search epoch, shadowed redirects, blob files without a row
+ * many problems it found and a few examples. With `fix`, what is safe is repaired (directory steps a
+ * stopped process left, settled as a start would; the branch table from git, totals from their items, the search epoch, shadowed redirects, blob files without a row
  * older than the grace period, LFS objects no repository references) and the rest is named with the decision it needs.
  */
 import { readFile, rm, stat } from "node:fs/promises"
 import { Effect, Option } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import { BranchTableConsistency } from "@kiln/domain/git/BranchTableConsistency"
+import { repositoryDirectoryKey } from "@kiln/domain/coordination/WriteLocks"
+import { DirectorySteps } from "@kiln/domain/repo/DirectorySteps"
+import { PendingDirectorySteps } from "@kiln/domain/repo/PendingDirectorySteps"
 import { RepositoryInventory } from "@kiln/domain/repo/RepositoryInventory"
 import { blobPath } from "@kiln/blobs"
 import * as DerivedRows from "@kiln/postgres/consistency/DerivedRowsSql"
@@ -49,14 +52,31 @@ export const checks = (options: DoctorOptions) =>
   Effect.gen(function*() {
     const inventory = yield* RepositoryInventory
     const branchTable = yield* BranchTableConsistency
+    const pending = yield* PendingDirectorySteps
+    const steps = yield* DirectorySteps
     const results: Array<CheckResult> = []
+
+    // First: settling them puts directories and rows back in step, which the next two checks compare.
+    const marks = yield* pending.list(undefined)
+    results.push(result(
+      "repository directory steps a stopped process left unfinished",
+      marks.map((mark) => `${mark.key.slice(mark.key.indexOf(":") + 1)}: ${mark.undo.map((step) => step._tag).join(", ")}`),
+      { repair: Effect.map(steps.settleAll, (settled) => `settled ${settled} directory steps (undone, or their deletion finished)`) }
+    ))
+    const marked = new Set(marks.map((mark) => mark.key))
 
     const rows = new Set((yield* inventory.locations).map((location) => `${location.owner}/${location.name}`))
     const directories = new Set(yield* repositoryDirectories(options.dataDir).pipe(Effect.orDie))
     results.push(result("repository rows without a directory", [...rows].filter((name) => !directories.has(name)).sort(), {
       decision: "restore the directory from a backup, or delete the repository (DELETE /api/v1/repos/{owner}/{repo})"
     }))
-    results.push(result("repository directories without a row (unadopted)", [...directories].filter((name) => !rows.has(name)).sort(), {
+    // A marked directory is the first check's: reporting it unadopted would ask for the wrong decision.
+    const isMarked = (path: string) => {
+      const [owner = "", name = ""] = path.split("/")
+      return marked.has(repositoryDirectoryKey({ owner, name }))
+    }
+    const unadopted = [...directories].filter((path) => !rows.has(path) && !isMarked(path))
+    results.push(result("repository directories without a row (unadopted)", unadopted.sort(), {
       decision: "adopt or delete each (POST or DELETE /api/v1/admin/unadopted/{owner}/{repo})"
     }))
 

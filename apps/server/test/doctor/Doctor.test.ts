@@ -32,6 +32,7 @@ const found = (output: string, check: string) => {
 }
 
 const CHECKS = [
+  "repository directory steps a stopped process left unfinished",
   "repository rows without a directory",
   "repository directories without a row (unadopted)",
   "branch tables differing from git",
@@ -69,6 +70,8 @@ describe("kiln doctor", () => {
       const repositories = join(dataDir, "repositories")
       rmSync(join(repositories, "alice", "tools.git"), { recursive: true })
       cpSync(join(repositories, "bob", "stream.git"), join(repositories, "bob", "ghost.git"), { recursive: true })
+      // A create killed after placing its directory, before its row committed.
+      cpSync(join(repositories, "bob", "stream.git"), join(repositories, "bob", "half.git"), { recursive: true })
       const appGit = join(repositories, "acme", "app.git")
       const git = gitEnv(work)
       const topic = execFileSync("git", ["--git-dir", appGit, "rev-parse", "refs/heads/topic"], { env: git }).toString().trim()
@@ -90,6 +93,8 @@ describe("kiln doctor", () => {
       await onDatabase(dataDir, database.env, [
         `INSERT INTO lfs_objects (oid, size, created_at) VALUES ('${unreferencedOid}', 6, 0), ('${missingOid}', 5, 0)`,
         `INSERT INTO lfs_references (repo_id, oid, size, created_at) SELECT id, '${missingOid}', 5, 0 FROM repositories WHERE lower_name = 'app'`,
+        `INSERT INTO pending_directory_steps (lock_key, undo)
+          VALUES ('repository-directory:bob/half', '[{"_tag":"Remove","location":{"owner":"bob","name":"half"}}]')`,
         "UPDATE repositories SET attachments_size = attachments_size + 999 WHERE lower_name = 'app'",
         "UPDATE packages SET size = size + 5",
         "DELETE FROM repository_search_epoch",
@@ -103,7 +108,8 @@ describe("kiln doctor", () => {
 
       const damaged = await runCli(["doctor"], env)
       assert.strictEqual(damaged.code, 1, damaged.stdout + damaged.stderr)
-      assert.deepStrictEqual(CHECKS.map((check) => found(damaged.stdout, check)), [1, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2], damaged.stdout)
+      assert.deepStrictEqual(CHECKS.map((check) => found(damaged.stdout, check)), [1, 1, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2], damaged.stdout)
+      assert.include(damaged.stdout, "bob/half: Remove")
       assert.include(damaged.stdout, `acme/app ${missingOid}`)
       assert.include(damaged.stdout, unreferencedOid)
       assert.include(damaged.stdout, "alice/tools")
@@ -113,12 +119,13 @@ describe("kiln doctor", () => {
 
       const fixed = await runCli(["doctor", "--fix", "--grace-minutes", "0"], env)
       assert.strictEqual(fixed.code, 1, fixed.stdout + fixed.stderr)
-      assert.strictEqual((fixed.stdout.match(/fixed: /g) ?? []).length, 7, fixed.stdout)
+      assert.strictEqual((fixed.stdout.match(/fixed: /g) ?? []).length, 8, fixed.stdout)
+      assert.isFalse(existsSync(join(repositories, "bob", "half.git")))
       assert.strictEqual((fixed.stdout.match(/needs a decision: /g) ?? []).length, 6, fixed.stdout)
       assert.isFalse(existsSync(lfsFile(unreferencedOid)))
 
       const afterFix = await runCli(["doctor"], env)
-      assert.deepStrictEqual(CHECKS.map((check) => found(afterFix.stdout, check)), [1, 1, 0, 0, 2, 1, 0, 0, 0, 0, 0, 1, 2], afterFix.stdout)
+      assert.deepStrictEqual(CHECKS.map((check) => found(afterFix.stdout, check)), [0, 1, 1, 0, 0, 2, 1, 0, 0, 0, 0, 0, 1, 2], afterFix.stdout)
 
       // The missing LFS object, restored from a backup.
       mkdirSync(join(dataDir, "lfs", "ef", "ef"), { recursive: true })
