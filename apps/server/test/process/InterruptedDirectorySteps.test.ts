@@ -8,14 +8,12 @@
  * PostgreSQL server (KILN_TEST_DATABASE_URL); skipped without one.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Exit, Redacted, Scope } from "effect"
 import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Database } from "@kiln/postgres"
-import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
 import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
+import { sharedDatabase } from "../support/SharedDatabase.ts"
 
 const serverUrl = process.env["KILN_TEST_DATABASE_URL"]
 const ROOT = `Basic ${Buffer.from("root:root-password").toString("base64")}`
@@ -32,12 +30,7 @@ const until = async (what: string, done: () => boolean | Promise<boolean>, secon
 describe.skipIf(serverUrl === undefined)("a server process killed between a repository's disk step and its commit", () => {
   it("leaves nothing that blocks the name or misplaces a repository", async () => {
     const scope = Effect.runSync(Scope.make())
-    const databaseUrl = await Effect.runPromise(
-      TestDatabase.serverDatabase(Redacted.make(serverUrl ?? "")).pipe(Scope.provide(scope))
-    )
-    const context = await Effect.runPromise(Layer.build(Database.layerServer(databaseUrl)).pipe(Scope.provide(scope)))
-    const sql = Context.get(context, SqlClient.SqlClient)
-    const query = <A extends object>(statement: Effect.Effect<ReadonlyArray<A>, unknown>) => Effect.runPromise(statement)
+    const { databaseUrl, query, sql } = await sharedDatabase(serverUrl ?? "", scope)
 
     const dataDir = mkdtempSync(join(tmpdir(), "kiln-interrupted-"))
     const directory = (name: string, owner = "alice") => join(dataDir, "repositories", owner, `${name}.git`)

@@ -10,8 +10,7 @@
  * revoked token refused by every process, one signing key. Needs a PostgreSQL server (KILN_TEST_DATABASE_URL); skipped without one.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Exit, Redacted, Scope } from "effect"
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdtempSync, readdirSync } from "node:fs"
@@ -19,9 +18,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import * as WorkOwner from "@kiln/domain/coordination/WorkOwner"
-import { Database } from "@kiln/postgres"
-import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
 import { freePort, listening, type ServerProcess, spawnServer } from "../support/ServerProcess.ts"
+import { sharedDatabase } from "../support/SharedDatabase.ts"
 
 const serverUrl = process.env["KILN_TEST_DATABASE_URL"]
 const run = promisify(execFile)
@@ -48,12 +46,7 @@ const isRefused = (error: unknown) =>
 describe.skipIf(serverUrl === undefined)("three processes on one PostgreSQL database and one data directory", () => {
   it("behave as one server under a mixed workload with a SIGKILL mid-run", async () => {
     const scope = Effect.runSync(Scope.make())
-    const databaseUrl = await Effect.runPromise(
-      TestDatabase.serverDatabase(Redacted.make(serverUrl ?? "")).pipe(Scope.provide(scope))
-    )
-    const context = await Effect.runPromise(Layer.build(Database.layerServer(databaseUrl)).pipe(Scope.provide(scope)))
-    const sql = Context.get(context, SqlClient.SqlClient)
-    const query = <A extends object>(statement: Effect.Effect<ReadonlyArray<A>, unknown>) => Effect.runPromise(statement)
+    const { databaseUrl, query, sql } = await sharedDatabase(serverUrl ?? "", scope)
 
     const dataDir = mkdtempSync(join(tmpdir(), "kiln-several-"))
     const work = mkdtempSync(join(tmpdir(), "kiln-several-work-"))
