@@ -69,9 +69,8 @@ const readLoose = async (gitdir: string): Promise<Map<string, string>> => {
 }
 
 /** `packed-refs`: `<id> <ref>` lines; `^<id>` lines (peeled tags) and the header are not refs. */
-const readPacked = (gitdir: string): Map<string, string> => {
+const packedRefs = (text: string | undefined): Map<string, string> => {
   const packed = new Map<string, string>()
-  const text = readText(join(gitdir, "packed-refs"))
   for (const line of (text ?? "").split("\n")) {
     if (line === "" || line.startsWith("#") || line.startsWith("^")) continue
     const space = line.indexOf(" ")
@@ -80,27 +79,20 @@ const readPacked = (gitdir: string): Map<string, string> => {
   return packed
 }
 
-/**
- * Everything a ref listing of the repository depends on but its objects (which an id fixes for
- * good): its config, `HEAD`, `packed-refs` and the loose refs as they are stored, in one text that
- * is equal for two reads exactly when all of those are. Undefined when refs are not kept in files.
- */
-export const refState = async (gitdir: string): Promise<string | undefined> => {
-  const config = readText(join(gitdir, "config"))
-  if (config !== undefined && /^\s*refstorage\s*=/im.test(config)) return undefined
-  const head = readText(join(gitdir, "HEAD"))
-  const loose = [...await readLoose(gitdir)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  const packed = readText(join(gitdir, "packed-refs"))
-  return JSON.stringify([config ?? null, head ?? null, packed ?? null, loose])
+/** The refs of a repository and the state they were read in, from one read of its files. */
+export interface RefSnapshot {
+  /**
+   * Everything a ref listing of the repository depends on but its objects (which an id fixes for
+   * good): its config, `HEAD`, `packed-refs` and the loose refs as they are stored, in one text
+   * that is equal for two reads exactly when all of those are.
+   */
+  readonly state: string
+  /** Every ref under `refs/` with the object it points at, as `state` has them. */
+  readonly refs: ReadonlyMap<string, string>
 }
 
-/** Every ref under `refs/` with the object it points at; undefined when the repository does not keep its refs in files. */
-export const readRefFiles = async (gitdir: string): Promise<Map<string, string> | undefined> => {
-  const config = readText(join(gitdir, "config"))
-  if (config !== undefined && /^\s*refstorage\s*=/im.test(config)) return undefined
-  const loose = await readLoose(gitdir)
-  const packed = readPacked(gitdir)
-  const raw = new Map([...packed, ...[...loose].map(([name, value]) => [name, value.trim()] as const)])
+const refsIn = (loose: ReadonlyMap<string, string>, packedText: string | undefined): Map<string, string> => {
+  const raw = new Map([...packedRefs(packedText), ...[...loose].map(([name, value]) => [name, value.trim()] as const)])
   /** A symbolic ref followed to its object, as for-each-ref shows it; undefined when it leads nowhere. */
   const resolve = (value: string, depth: number): string | undefined => {
     if (objectId.test(value)) return value
@@ -115,3 +107,22 @@ export const readRefFiles = async (gitdir: string): Promise<Map<string, string> 
   }
   return refs
 }
+
+/** The repository's refs and their state; undefined when it does not keep its refs in files. */
+export const readRefSnapshot = async (gitdir: string): Promise<RefSnapshot | undefined> => {
+  const config = readText(join(gitdir, "config"))
+  if (config !== undefined && /^\s*refstorage\s*=/im.test(config)) return undefined
+  const head = readText(join(gitdir, "HEAD"))
+  // Loose refs first, packed-refs after (see above).
+  const loose = await readLoose(gitdir)
+  const packed = readText(join(gitdir, "packed-refs"))
+  const sorted = [...loose].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return { state: JSON.stringify([config ?? null, head ?? null, packed ?? null, sorted]), refs: refsIn(loose, packed) }
+}
+
+/** The state of `readRefSnapshot`; undefined when refs are not kept in files. */
+export const refState = async (gitdir: string): Promise<string | undefined> => (await readRefSnapshot(gitdir))?.state
+
+/** Every ref under `refs/` with the object it points at; undefined when the repository does not keep its refs in files. */
+export const readRefFiles = async (gitdir: string): Promise<ReadonlyMap<string, string> | undefined> =>
+  (await readRefSnapshot(gitdir))?.refs

@@ -1,6 +1,7 @@
 /**
- * The ref listings of `git upload-pack` (protocol v2's `ls-refs` answer, the v0/v1 advertisement),
- * remembered per repository while its refs stay as they were.
+ * The ref listings of `git upload-pack` (protocol v2's `ls-refs` answer, the v0/v1 advertisement)
+ * and `git receive-pack` (its advertisement), remembered per repository while its refs stay as they
+ * were.
  *
  * Every fetch and clone starts with one, and most fetches (CI polling, a mirror checking for news)
  * end there: nothing moved. A listing depends only on the request, the repository's refs and
@@ -30,6 +31,8 @@ interface Answer {
   readonly answer: Buffer
 }
 
+const keyOf = (path: string, protocol: string, request: Buffer): string => `${path}\0${protocol}\0${request.toString("latin1")}`
+
 export class RefListings {
   readonly #answers = new Map<string, Answer>()
   #bytes = 0
@@ -42,7 +45,7 @@ export class RefListings {
   async answer(path: string, protocol: string, request: Buffer, ask: () => Promise<GitAnswer>): Promise<Buffer> {
     const before = await refState(path).catch(() => undefined)
     if (before === undefined) return (await ask()).answer
-    const key = `${path}\0${protocol}\0${request.toString("latin1")}`
+    const key = keyOf(path, protocol, request)
     const known = this.#answers.get(key)
     if (known !== undefined && known.state === before) {
       // Most recently used last.
@@ -55,6 +58,20 @@ export class RefListings {
     const after = await refState(path).catch(() => undefined)
     if (after === before) this.#remember(key, { state: before, answer })
     return answer
+  }
+
+  /**
+   * Moves the answer kept for the refs state `before` to the state `after`, as `change` turns it
+   * into git's answer there (undefined: it cannot, and the answer is dropped). For changes whose
+   * effect on an answer is known without git: a push, in its write section.
+   */
+  advance(path: string, protocol: string, request: Buffer, before: string, after: string, change: (answer: Buffer) => Buffer | undefined): void {
+    const key = keyOf(path, protocol, request)
+    const known = this.#answers.get(key)
+    if (known === undefined || known.state !== before) return
+    const changed = change(known.answer)
+    if (changed === undefined || changed.length > LARGEST_ANSWER_BYTES) this.#forget(key)
+    else this.#remember(key, { state: after, answer: changed })
   }
 
   #remember(key: string, entry: Answer): void {
@@ -77,6 +94,9 @@ export class RefListings {
 
 /** What stands for the request of a v0/v1 ref advertisement (`info/refs`), which has no body. */
 export const ADVERTISEMENT = Buffer.from("--advertise-refs", "latin1")
+
+/** The same for `git receive-pack`'s advertisement (a push's `info/refs`). */
+export const RECEIVE_ADVERTISEMENT = Buffer.from("receive-pack --advertise-refs", "latin1")
 
 /** `command=ls-refs` as the first pkt-line of a protocol v2 request. */
 const LS_REFS = Buffer.from("0014command=ls-refs\n", "latin1")

@@ -3,12 +3,13 @@
  * served by the stock `git upload-pack` / `git receive-pack --stateless-rpc`, as Forgejo does.
  * Bodies stream straight through between the socket and git (packs never sit in memory), but for
  * small protocol v2 requests, read whole to answer `ls-refs` from memory when git's answer cannot
- * have changed, as the v0/v1 ref advertisement is (RefListings.ts); who may read or push is asked of
- * the caller, and pushes are
- * followed by a callback under a per-repository lock.
+ * have changed, as the v0/v1 ref advertisements are (RefListings.ts; a push carries its own forward,
+ * ReceivePackAdvertisement.ts); who may read or push is asked of the caller, and pushes are followed
+ * by a callback under a per-repository lock.
  */
 import { once } from "node:events"
-import { statSync } from "node:fs"
+import { existsSync, statSync } from "node:fs"
+import { join } from "node:path"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Readable } from "node:stream"
 import { pipeline } from "node:stream/promises"
@@ -17,9 +18,10 @@ import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
 import { type GitProcess, startGit as launch } from "./launcher/GitLauncher.ts"
-import { ADVERTISEMENT, type GitAnswer, isLsRefsRequest, RefListings } from "./RefListings.ts"
+import { ADVERTISEMENT, type GitAnswer, isLsRefsRequest, RECEIVE_ADVERTISEMENT, RefListings } from "./RefListings.ts"
 import { isProtocolV2, ProtocolV2Capabilities } from "./ProtocolV2Capabilities.ts"
-import { readRefFiles } from "./RefFiles.ts"
+import * as ReceivePackAdvertisement from "./ReceivePackAdvertisement.ts"
+import { readRefSnapshot } from "./RefFiles.ts"
 import { GitProcessSlots, GitSlotsBusy } from "./GitProcessSlots.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
 
@@ -180,6 +182,13 @@ const pktLine = (text: string) => `${(text.length + 4).toString(16).padStart(4, 
 /** What a v0/v1 advertisement over HTTP starts with, before git's own. */
 const preamble = (service: GitService) => Buffer.from(`${pktLine(`# service=${service}\n`)}0000`, "latin1")
 
+/**
+ * Whether a repository's receive-pack advertisement is its refs alone: with alternates it also names
+ * their objects (`.have`), and a shallow repository its grafts, which change on their own.
+ */
+const refsAlone = (path: string): boolean =>
+  !existsSync(join(path, "objects", "info", "alternates")) && !existsSync(join(path, "shallow"))
+
 const plain = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) => {
   res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", ...headers })
   res.end(`${text}\n`)
@@ -331,8 +340,13 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         return
       }
     }
-    if (service === "git-upload-pack" && (protocol === undefined || !isProtocolV2(protocol))) {
-      const listing = await refListings.answer(path, protocol ?? "", ADVERTISEMENT, () => advertisementOf(res, route, service, path, protocol))
+    if (protocol === undefined || !isProtocolV2(protocol)) {
+      const listing = service === "git-upload-pack"
+        ? await refListings.answer(path, protocol ?? "", ADVERTISEMENT, () => advertisementOf(res, route, service, path, protocol))
+        : await refListings.answer(path, protocol ?? "", RECEIVE_ADVERTISEMENT, async () => {
+          const made = await advertisementOf(res, route, service, path, protocol)
+          return { ...made, complete: made.complete && refsAlone(path) && ReceivePackAdvertisement.isReusable(made.answer) }
+        })
       res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
       res.end(Buffer.concat([preamble(service), listing]))
       return
@@ -418,7 +432,17 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     res.end(answer)
   }
 
-  const refsOf = async (path: string) => await readRefFiles(path) ?? await readRefs(command, path)
+  /** The repository's refs, and the state of its ref files they were read in (none when refs are kept otherwise). */
+  const snapshotOf = async (path: string) => await readRefSnapshot(path) ?? { state: undefined, refs: await readRefs(command, path) }
+
+  /**
+   * The push's effect on the advertisement the next push asks for: the one kept from before it,
+   * with its updated refs changed (ReceivePackAdvertisement.ts), so that asks no git process.
+   */
+  const carryAdvertisement = (path: string, protocol: string | undefined, before: string | undefined, after: string | undefined, updates: ReadonlyArray<RefUpdate>) => {
+    if (before === undefined || after === undefined || !refsAlone(path)) return
+    refListings.advance(path, protocol ?? "", RECEIVE_ADVERTISEMENT, before, after, (answer) => ReceivePackAdvertisement.advanced(answer, updates))
+  }
 
   const receivePack = async (
     req: IncomingMessage,
@@ -431,12 +455,14 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     const failed: Array<unknown> = []
     await writeSection({ owner: route.owner, repo: route.repo, path }, async () => {
       // In the section nothing else pushes here, so the difference is exactly this push.
-      const before = await refsOf(path)
+      const before = await snapshotOf(path)
       try {
         await exchange(req, res, route, "git-receive-pack", path, protocol)
       } finally {
         // Even when the client vanished mid-push, refs git did update must reach the caller.
-        const updates = diffRefs(before, await refsOf(path))
+        const after = await snapshotOf(path)
+        const updates = diffRefs(before.refs, after.refs)
+        carryAdvertisement(path, protocol, before.state, after.state, updates)
         if (updates.length > 0) {
           await options.afterPush({ owner: route.owner, repo: route.repo, path, updates, pusher }).catch((error: unknown) => {
             failed.push(error)

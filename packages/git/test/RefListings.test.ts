@@ -190,3 +190,128 @@ describe("ref listings", () => {
     assert.strictEqual((await sandbox.git(["-C", clone, "rev-parse", "HEAD"])).trim(), commits[1])
   })
 })
+
+/** git's own receive-pack advertisement, after the preamble smart HTTP puts first. */
+const gitsOwnReceiveAdvertisement = (gitdir: string, protocol: string | undefined) =>
+  `${pkt("# service=git-receive-pack\n")}0000${
+    execFileSync("git", ["receive-pack", "--stateless-rpc", "--advertise-refs", gitdir], {
+      env: { ...process.env, ...(protocol === undefined ? {} : { GIT_PROTOCOL: protocol }) },
+      input: ""
+    }).toString("utf8")
+  }`
+
+const receiveAdvertisementViaKiln = async (repository: string, protocol: string | undefined) => {
+  const response = await fetch(`${base}/alice/${repository}/info/refs?service=git-receive-pack`, {
+    headers: protocol === undefined ? {} : { "Git-Protocol": protocol }
+  })
+  assert.strictEqual(response.status, 200)
+  return Buffer.from(await response.arrayBuffer()).toString("utf8")
+}
+
+describe("push advertisements", () => {
+  it("are git's own, asked of git once, and carried across a push without a git process", async () => {
+    const repository = await newRepository()
+    for (const protocol of [undefined, "version=1"]) {
+      const before = startedProcesses()
+      const first = await receiveAdvertisementViaKiln(repository.name, protocol)
+      assert.strictEqual(first, gitsOwnReceiveAdvertisement(repository.gitdir, protocol))
+      assert.strictEqual(await receiveAdvertisementViaKiln(repository.name, protocol), first)
+      assert.strictEqual(startedProcesses(), before + 1)
+    }
+    // A push through the handler (v0, as git pushes): its own advertisement was kept, and after it
+    // the next one is git's answer without asking git; the push itself is one receive-pack.
+    const pusher = sandbox.path(`pusher-${repositories}`)
+    await sandbox.git(["clone", "-q", `${base}/alice/${repository.name}.git`, pusher])
+    await sandbox.commit(pusher, { "pushed.txt": "pushed\n" }, "pushed")
+    await sandbox.git(["-c", "protocol.version=0", "push", "-q", "origin", "HEAD:refs/heads/main", "HEAD:refs/heads/new", ":refs/heads/a/b"], { cwd: pusher })
+    const before = startedProcesses()
+    // git's default protocol (version 2 for fetches) pushes with v0 too.
+    await sandbox.git(["push", "-q", "origin", "HEAD:refs/heads/second"], { cwd: pusher })
+    assert.strictEqual(startedProcesses(), before + 1)
+    const after = await receiveAdvertisementViaKiln(repository.name, undefined)
+    assert.strictEqual(startedProcesses(), before + 1)
+    assert.strictEqual(after, gitsOwnReceiveAdvertisement(repository.gitdir, undefined))
+    assert.include(after, "refs/heads/second")
+    assert.notInclude(after, "refs/heads/a/b")
+  })
+
+  it("follow pushes and every other way refs change: after each, the advertisement is git's", async () => {
+    type Step =
+      | { readonly kind: "push"; readonly refspecs: ReadonlyArray<string> }
+      | { readonly kind: "update-ref"; readonly name: string; readonly commit: number }
+      | { readonly kind: "delete"; readonly name: string }
+      | { readonly kind: "pack" }
+    const refName = fc.constantFrom("refs/heads/main", "refs/heads/a/b", "refs/heads/a-b", "refs/heads/z", "refs/tags/v1", "refs/tags/v2")
+    const refspec = fc.oneof(
+      // Creations and updates (forced: the commits are not always descendants), and deletions.
+      fc.tuple(fc.nat(2), refName).map(([commit, name]) => `+${commits[commit] ?? ""}:${name}`),
+      refName.map((name) => `:${name}`)
+    )
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constant("push" as const), refspecs: fc.uniqueArray(refspec, { minLength: 1, maxLength: 3, selector: (spec) => spec.slice(spec.indexOf(":")) }) }),
+      fc.record({ kind: fc.constant("update-ref" as const), name: refName, commit: fc.nat(2) }),
+      fc.record({ kind: fc.constant("delete" as const), name: refName }),
+      fc.constant({ kind: "pack" as const })
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), fc.constantFrom(undefined, "version=1"), async (steps, protocol) => {
+        const repository = await newRepository()
+        const url = `${base}/alice/${repository.name}.git`
+        for (const s of steps) {
+          await receiveAdvertisementViaKiln(repository.name, protocol)
+          // Pushes git refuses (a ref under a name that is now a directory, a deletion of nothing) change nothing.
+          if (s.kind === "push") {
+            await sandbox.run([...(protocol === undefined ? [] : ["-c", "protocol.version=1"]), "push", "-q", url, ...s.refspecs], { cwd: work })
+          }
+          if (s.kind === "update-ref") await repository.git(["update-ref", s.name, commits[s.commit] ?? ""])
+          if (s.kind === "delete") await repository.git(["update-ref", "-d", "--no-deref", s.name])
+          if (s.kind === "pack") await repository.git(["pack-refs", "--all"])
+          assert.strictEqual(await receiveAdvertisementViaKiln(repository.name, protocol), gitsOwnReceiveAdvertisement(repository.gitdir, protocol))
+        }
+      }),
+      { numRuns: 15 }
+    )
+  })
+
+  it("an empty repository's, and one whose first push creates its refs", async () => {
+    const gitdir = sandbox.path("repositories", "alice", "empty.git")
+    await sandbox.git(["init", "-q", "--bare", gitdir])
+    const empty = await receiveAdvertisementViaKiln("empty", undefined)
+    assert.include(empty, "capabilities^{}")
+    assert.strictEqual(empty, gitsOwnReceiveAdvertisement(gitdir, undefined))
+    await sandbox.git(["push", "-q", `${base}/alice/empty.git`, "HEAD:refs/heads/main"], { cwd: work })
+    const before = startedProcesses()
+    assert.strictEqual(await receiveAdvertisementViaKiln("empty", undefined), gitsOwnReceiveAdvertisement(gitdir, undefined))
+    assert.strictEqual(startedProcesses(), before)
+    await sandbox.git(["push", "-q", `${base}/alice/empty.git`, ":refs/heads/main"], { cwd: work })
+    assert.strictEqual(await receiveAdvertisementViaKiln("empty", undefined), gitsOwnReceiveAdvertisement(gitdir, undefined))
+  })
+
+  it("of a SHA-256 repository", async () => {
+    const source = sandbox.path("sha256-work")
+    await sandbox.git(["init", "-q", "--object-format=sha256", "-b", "main", source])
+    await sandbox.commit(source, { "a.txt": "a\n" }, "first")
+    const gitdir = sandbox.path("repositories", "alice", "sha256.git")
+    await sandbox.git(["clone", "-q", "--bare", source, gitdir])
+    assert.strictEqual(await receiveAdvertisementViaKiln("sha256", undefined), gitsOwnReceiveAdvertisement(gitdir, undefined))
+    await sandbox.commit(source, { "b.txt": "b\n" }, "second")
+    await sandbox.git(["push", "-q", `${base}/alice/sha256.git`, "main", "main:refs/heads/other"], { cwd: source })
+    const before = startedProcesses()
+    const after = await receiveAdvertisementViaKiln("sha256", undefined)
+    assert.strictEqual(startedProcesses(), before)
+    assert.strictEqual(after, gitsOwnReceiveAdvertisement(gitdir, undefined))
+    await sandbox.git(["push", "-q", `${base}/alice/sha256.git`, ":refs/heads/other"], { cwd: source })
+    assert.strictEqual(await receiveAdvertisementViaKiln("sha256", undefined), gitsOwnReceiveAdvertisement(gitdir, undefined))
+  })
+
+  it("name only refs: with alternates, the answer is not kept", async () => {
+    const repository = await newRepository()
+    const borrower = sandbox.path("repositories", "alice", "borrower.git")
+    await sandbox.git(["clone", "-q", "--bare", "--shared", repository.gitdir, borrower])
+    const before = startedProcesses()
+    for (let i = 0; i < 2; i++) {
+      assert.strictEqual(await receiveAdvertisementViaKiln("borrower", undefined), gitsOwnReceiveAdvertisement(borrower, undefined))
+    }
+    assert.strictEqual(startedProcesses(), before + 2)
+  })
+})
