@@ -15,6 +15,7 @@
  * repositories and files; a `push-cert` nonce or a `session-id` is made anew for every request.
  */
 import type { RefUpdate } from "@kiln/domain/git/RefUpdate"
+import { FLUSH, FLUSH_LINE, pktLine, pktLines } from "./PktLine.ts"
 
 interface Parsed {
   /** `version 1`'s pkt-line, or nothing (v0). */
@@ -26,9 +27,6 @@ interface Parsed {
   readonly zeroId: string
 }
 
-const pktLine = (text: string): string => `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, "0")}${text}`
-
-const FLUSH = "0000"
 const VERSION_1 = pktLine("version 1\n")
 const NO_REFS = "capabilities^{}"
 const objectId = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
@@ -45,34 +43,21 @@ const render = (advertisement: Parsed): Buffer => {
     ? [pktLine(`${advertisement.zeroId} ${NO_REFS}\0${advertisement.capabilities}\n`)]
     : names.map((name, index) =>
       pktLine(`${advertisement.refs.get(name) ?? ""} ${name}${index === 0 ? `\0${advertisement.capabilities}` : ""}\n`))
-  return Buffer.from(`${advertisement.version}${lines.join("")}${FLUSH}`, "utf8")
-}
-
-/** The pkt-lines of `answer` (a flush as ""), or undefined when it is not a whole sequence of them. */
-const pktLines = (answer: Buffer): ReadonlyArray<string> | undefined => {
-  const lines: Array<string> = []
-  let offset = 0
-  while (offset < answer.length) {
-    const length = Number.parseInt(answer.toString("latin1", offset, offset + 4), 16)
-    if (!Number.isInteger(length) || (length !== 0 && length < 4) || offset + Math.max(length, 4) > answer.length) return undefined
-    lines.push(length === 0 ? "" : answer.toString("utf8", offset + 4, offset + length))
-    offset += Math.max(length, 4)
-  }
-  return lines
+  return Buffer.from(`${advertisement.version}${lines.join("")}${FLUSH_LINE}`, "utf8")
 }
 
 const parse = (answer: Buffer): Parsed | undefined => {
   const lines = pktLines(answer)
-  if (lines === undefined || lines.at(-1) !== "") return undefined
+  if (lines === undefined || lines.at(-1) !== FLUSH) return undefined
   const version = lines[0] === "version 1\n" ? VERSION_1 : ""
   const body = lines.slice(version === "" ? 0 : 1, -1)
   const [head, ...rest] = body
-  if (head === undefined) return undefined
+  if (typeof head !== "string") return undefined
   const nul = head.indexOf("\0")
   if (nul < 0 || !head.endsWith("\n")) return undefined
   const capabilities = head.slice(nul + 1, -1)
   if (perRequest.test(capabilities)) return undefined
-  const entries = [head.slice(0, nul), ...rest.map((text) => (text.endsWith("\n") ? text.slice(0, -1) : undefined))]
+  const entries = [head.slice(0, nul), ...rest.map((text) => (typeof text === "string" && text.endsWith("\n") ? text.slice(0, -1) : undefined))]
   const refs = new Map<string, string>()
   let zeroId: string | undefined
   for (const entry of entries) {

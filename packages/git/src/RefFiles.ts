@@ -89,10 +89,15 @@ export interface RefSnapshot {
   readonly state: string
   /** Every ref under `refs/` with the object it points at, as `state` has them. */
   readonly refs: ReadonlyMap<string, string>
+  /** The refs of `refs` that are symbolic (`ref: <target>`). */
+  readonly symbolic: ReadonlySet<string>
+  /** `HEAD` as stored (`ref: refs/heads/main` and a newline, or an object id); undefined when missing. */
+  readonly head: string | undefined
+  /** The repository's config file; undefined when missing. */
+  readonly config: string | undefined
 }
 
-const refsIn = (loose: ReadonlyMap<string, string>, packedText: string | undefined): Map<string, string> => {
-  const raw = new Map([...packedRefs(packedText), ...[...loose].map(([name, value]) => [name, value.trim()] as const)])
+const refsIn = (raw: ReadonlyMap<string, string>): Map<string, string> => {
   /** A symbolic ref followed to its object, as for-each-ref shows it; undefined when it leads nowhere. */
   const resolve = (value: string, depth: number): string | undefined => {
     if (objectId.test(value)) return value
@@ -117,7 +122,15 @@ export const readRefSnapshot = async (gitdir: string): Promise<RefSnapshot | und
   const loose = await readLoose(gitdir)
   const packed = readText(join(gitdir, "packed-refs"))
   const sorted = [...loose].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return { state: JSON.stringify([config ?? null, head ?? null, packed ?? null, sorted]), refs: refsIn(loose, packed) }
+  const raw = new Map([...packedRefs(packed), ...[...loose].map(([name, value]) => [name, value.trim()] as const)])
+  const refs = refsIn(raw)
+  return {
+    state: JSON.stringify([config ?? null, head ?? null, packed ?? null, sorted]),
+    refs,
+    symbolic: new Set([...refs.keys()].filter((name) => raw.get(name)?.startsWith("ref: ") === true)),
+    head,
+    config
+  }
 }
 
 /** The state of `readRefSnapshot`; undefined when refs are not kept in files. */

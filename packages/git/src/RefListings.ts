@@ -27,6 +27,9 @@ export interface GitAnswer {
 }
 
 interface Answer {
+  readonly path: string
+  readonly protocol: string
+  readonly request: Buffer
   readonly state: string
   readonly answer: Buffer
 }
@@ -56,22 +59,28 @@ export class RefListings {
     const { answer, complete } = await ask()
     if (!complete || answer.length > LARGEST_ANSWER_BYTES) return answer
     const after = await refState(path).catch(() => undefined)
-    if (after === before) this.#remember(key, { state: before, answer })
+    if (after === before) this.#remember(key, { path, protocol, request, state: before, answer })
     return answer
   }
 
   /**
-   * Moves the answer kept for the refs state `before` to the state `after`, as `change` turns it
-   * into git's answer there (undefined: it cannot, and the answer is dropped). For changes whose
-   * effect on an answer is known without git: a push, in its write section.
+   * Moves the answers kept for `path` under the refs state `before` to the state `after`, as
+   * `change` turns each into git's answer there (undefined: it cannot, and the answer is dropped).
+   * For changes whose effect on an answer is known without git: a push, in its write section.
    */
-  advance(path: string, protocol: string, request: Buffer, before: string, after: string, change: (answer: Buffer) => Buffer | undefined): void {
-    const key = keyOf(path, protocol, request)
-    const known = this.#answers.get(key)
-    if (known === undefined || known.state !== before) return
-    const changed = change(known.answer)
-    if (changed === undefined || changed.length > LARGEST_ANSWER_BYTES) this.#forget(key)
-    else this.#remember(key, { state: after, answer: changed })
+  advance(
+    path: string,
+    before: string,
+    after: string,
+    change: (listing: { readonly protocol: string; readonly request: Buffer; readonly answer: Buffer }) => Buffer | undefined
+  ): void {
+    const kept: Array<readonly [string, Answer]> = []
+    for (const item of this.#answers) if (item[1].path === path && item[1].state === before) kept.push(item)
+    for (const [key, entry] of kept) {
+      const changed = change(entry)
+      if (changed === undefined || changed.length > LARGEST_ANSWER_BYTES) this.#forget(key)
+      else this.#remember(key, { ...entry, state: after, answer: changed })
+    }
   }
 
   #remember(key: string, entry: Answer): void {

@@ -20,8 +20,10 @@ import { gitEnvironment } from "./GitEnvironment.ts"
 import { type GitProcess, startGit as launch } from "./launcher/GitLauncher.ts"
 import { ADVERTISEMENT, type GitAnswer, isLsRefsRequest, RECEIVE_ADVERTISEMENT, RefListings } from "./RefListings.ts"
 import { isProtocolV2, ProtocolV2Capabilities } from "./ProtocolV2Capabilities.ts"
+import { FLUSH_LINE, pktLine } from "./PktLine.ts"
 import * as ReceivePackAdvertisement from "./ReceivePackAdvertisement.ts"
-import { readRefSnapshot } from "./RefFiles.ts"
+import * as LsRefsAnswer from "./LsRefsAnswer.ts"
+import { readRefSnapshot, type RefSnapshot } from "./RefFiles.ts"
 import { GitProcessSlots, GitSlotsBusy } from "./GitProcessSlots.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
 
@@ -177,10 +179,8 @@ const noCache = {
   "Cache-Control": "no-cache, max-age=0, must-revalidate"
 }
 
-const pktLine = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`
-
 /** What a v0/v1 advertisement over HTTP starts with, before git's own. */
-const preamble = (service: GitService) => Buffer.from(`${pktLine(`# service=${service}\n`)}0000`, "latin1")
+const preamble = (service: GitService) => Buffer.from(`${pktLine(`# service=${service}\n`)}${FLUSH_LINE}`, "latin1")
 
 /**
  * Whether a repository's receive-pack advertisement is its refs alone: with alternates it also names
@@ -432,16 +432,32 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     res.end(answer)
   }
 
-  /** The repository's refs, and the state of its ref files they were read in (none when refs are kept otherwise). */
-  const snapshotOf = async (path: string) => await readRefSnapshot(path) ?? { state: undefined, refs: await readRefs(command, path) }
+  /** The repository's refs, with the snapshot of its ref files they were read from (none when refs are kept otherwise). */
+  const snapshotOf = async (path: string) => {
+    const snapshot = await readRefSnapshot(path)
+    return { snapshot, refs: snapshot?.refs ?? await readRefs(command, path) }
+  }
 
   /**
-   * The push's effect on the advertisement the next push asks for: the one kept from before it,
-   * with its updated refs changed (ReceivePackAdvertisement.ts), so that asks no git process.
+   * The push's effect on the listings kept from before it: the next push's advertisement
+   * (ReceivePackAdvertisement.ts) and the next fetch's `ls-refs` (LsRefsAnswer.ts) are the kept
+   * answers with the changed refs' lines changed, and ask no git process.
    */
-  const carryAdvertisement = (path: string, protocol: string | undefined, before: string | undefined, after: string | undefined, updates: ReadonlyArray<RefUpdate>) => {
-    if (before === undefined || after === undefined || !refsAlone(path)) return
-    refListings.advance(path, protocol ?? "", RECEIVE_ADVERTISEMENT, before, after, (answer) => ReceivePackAdvertisement.advanced(answer, updates))
+  const carryListings = (path: string, before: RefSnapshot | undefined, after: RefSnapshot | undefined, updates: ReadonlyArray<RefUpdate>) => {
+    if (before === undefined || after === undefined || before.head !== after.head || before.config !== after.config) return
+    const alone = refsAlone(path)
+    const pushed: LsRefsAnswer.PushedRefs = {
+      updates,
+      head: after.head,
+      isSymbolic: (ref) => before.symbolic.has(ref) || after.symbolic.has(ref),
+      hidesRefs: /hiderefs/i.test(after.config ?? "")
+    }
+    refListings.advance(path, before.state, after.state, ({ request, answer }) =>
+      request.equals(RECEIVE_ADVERTISEMENT)
+        ? (alone ? ReceivePackAdvertisement.advanced(answer, updates) : undefined)
+        : isLsRefsRequest(request)
+        ? LsRefsAnswer.advanced(request, answer, pushed)
+        : undefined)
   }
 
   const receivePack = async (
@@ -462,7 +478,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         // Even when the client vanished mid-push, refs git did update must reach the caller.
         const after = await snapshotOf(path)
         const updates = diffRefs(before.refs, after.refs)
-        carryAdvertisement(path, protocol, before.state, after.state, updates)
+        carryListings(path, before.snapshot, after.snapshot, updates)
         if (updates.length > 0) {
           await options.afterPush({ owner: route.owner, repo: route.repo, path, updates, pusher }).catch((error: unknown) => {
             failed.push(error)

@@ -11,6 +11,8 @@ let server: Server
 let base: string
 let work: string
 let commits: ReadonlyArray<string>
+/** An annotated tag object in `work`. */
+let workTag: string
 let startedProcesses: () => number
 let repositories = 0
 
@@ -74,6 +76,8 @@ beforeAll(async () => {
   const made = await sandbox.threeCommits("work")
   work = made.work
   commits = made.commits
+  await sandbox.git(["tag", "-a", "-m", "work tag", "work-tag", commits[1] ?? ""], { cwd: work })
+  workTag = (await sandbox.git(["rev-parse", "work-tag"], { cwd: work })).trim()
   // git, through a script that notes every process the handler starts.
   const counting = await sandbox.countingGit()
   startedProcesses = counting.started
@@ -124,8 +128,22 @@ describe("ref listings", () => {
       | { readonly kind: "head"; readonly target: string }
       | { readonly kind: "hide"; readonly prefix: string }
       | { readonly kind: "pack" }
+      | { readonly kind: "push"; readonly refspecs: ReadonlyArray<string> }
     const refName = fc.constantFrom("refs/heads/main", "refs/heads/a/b", "refs/heads/z", "refs/tags/v1", "refs/tags/v2")
+    // What a push sends: commits, or an annotated tag (which git refuses to put under refs/heads/).
+    const pushed = fc.oneof(fc.nat(2).map((commit) => commits[commit] ?? ""), fc.constant(workTag))
     const step: fc.Arbitrary<Step> = fc.oneof(
+      {
+        // Pushes are carried forward without git: they come most often.
+        weight: 5,
+        arbitrary: fc.record({
+          kind: fc.constant("push" as const),
+          refspecs: fc.uniqueArray(
+            fc.oneof(fc.tuple(pushed, refName).map(([id, name]) => `+${id}:${name}`), refName.map((name) => `:${name}`)),
+            { minLength: 1, maxLength: 3, selector: (spec) => spec.slice(spec.indexOf(":")) }
+          )
+        })
+      },
       fc.record({ kind: fc.constant("branch" as const), name: refName, commit: fc.nat(2) }),
       fc.record({ kind: fc.constant("annotated tag" as const), name: fc.constantFrom("v1", "v2"), commit: fc.nat(2) }),
       fc.record({ kind: fc.constant("delete" as const), name: refName }),
@@ -134,7 +152,7 @@ describe("ref listings", () => {
       fc.constant({ kind: "pack" as const })
     )
     const listings = [
-      ...[lsRefsRequest([]), lsRefsRequest(["HEAD", "refs/heads/"])].map((request) => ({
+      ...[lsRefsRequest([]), lsRefsRequest(["HEAD", "refs/heads/"]), lsRefsRequest(["refs/heads/a", "refs/tags/"], false)].map((request) => ({
         viaKiln: (name: string) => viaKiln(name, request),
         gitsOwn: (gitdir: string) => gitsOwn(gitdir, request)
       })),
@@ -156,11 +174,34 @@ describe("ref listings", () => {
           if (s.kind === "head") await repository.git(["symbolic-ref", "HEAD", s.target])
           if (s.kind === "hide") await repository.git(["config", "--add", "uploadpack.hideRefs", s.prefix])
           if (s.kind === "pack") await repository.git(["pack-refs", "--all"])
+          // Pushes git refuses (deleting the branch HEAD names, say) change nothing.
+          if (s.kind === "push") await sandbox.run(["push", "-q", `${base}/alice/${repository.name}.git`, ...s.refspecs], { cwd: work })
           for (const listing of listings) assert.strictEqual(await listing.viaKiln(repository.name), listing.gitsOwn(repository.gitdir))
         }
       }),
       { numRuns: 15 }
     )
+  })
+
+  it("a push carries the ls-refs answers kept before it: the fetch after it starts git for its pack alone", async () => {
+    const repository = await newRepository()
+    const requests = [lsRefsRequest([]), lsRefsRequest(["HEAD", "refs/heads/"]), lsRefsRequest(["refs/tags/"], false)]
+    for (const request of requests) await viaKiln(repository.name, request)
+    const pusher = sandbox.path(`ls-refs-pusher-${repositories}`)
+    await sandbox.git(["clone", "-q", `${base}/alice/${repository.name}.git`, pusher])
+    const pushedCommit = await sandbox.commit(pusher, { "pushed.txt": "pushed\n" }, "pushed")
+    // main (which HEAD names) moves, a branch is made and one deleted.
+    await sandbox.git(["push", "-q", "origin", "HEAD:refs/heads/main", "HEAD:refs/heads/new", ":refs/heads/a/b"], { cwd: pusher })
+    const before = startedProcesses()
+    for (const request of requests) assert.strictEqual(await viaKiln(repository.name, request), gitsOwn(repository.gitdir, request))
+    assert.strictEqual(startedProcesses(), before)
+    assert.include(await viaKiln(repository.name, requests[0] ?? ""), `${pushedCommit} HEAD symref-target:refs/heads/main`)
+    // A pushed tag would need its object read for `peeled:`: git is asked again.
+    await sandbox.git(["tag", "-a", "-m", "pushed tag", "pushed-tag"], { cwd: pusher })
+    await sandbox.git(["push", "-q", "origin", "pushed-tag"], { cwd: pusher })
+    const afterTag = startedProcesses()
+    assert.strictEqual(await viaKiln(repository.name, requests[0] ?? ""), gitsOwn(repository.gitdir, requests[0] ?? ""))
+    assert.strictEqual(startedProcesses(), afterTag + 1)
   })
 
   it("v0/v1 advertisements too: git's own, then given without a git process while no ref moves", async () => {

@@ -1,0 +1,39 @@
+/**
+ * Git's pkt-line framing: each line is its length (4 hex digits, the 4 included) and its bytes;
+ * `0000` is a flush and `0001` a delimiter (protocol v2).
+ */
+
+/** A flush (`0000`) in the lines `pktLines` reads. */
+export const FLUSH: unique symbol = Symbol("flush")
+/** A delimiter (`0001`) in the lines `pktLines` reads. */
+export const DELIMITER: unique symbol = Symbol("delimiter")
+
+/** A flush as written. */
+export const FLUSH_LINE = "0000"
+
+export type PktLine = string | typeof FLUSH | typeof DELIMITER
+
+/** `text` as one pkt-line. */
+export const pktLine = (text: string): string => `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, "0")}${text}`
+
+/**
+ * The lines of `bytes` (data as text), a flush as FLUSH and a delimiter as DELIMITER; undefined when
+ * `bytes` is not a whole sequence of pkt-lines.
+ */
+export const pktLines = (bytes: Buffer): ReadonlyArray<PktLine> | undefined => {
+  const lines: Array<PktLine> = []
+  let offset = 0
+  while (offset < bytes.length) {
+    const header = bytes.toString("latin1", offset, offset + 4)
+    const length = /^[0-9a-f]{4}$/.test(header) ? Number.parseInt(header, 16) : Number.NaN
+    if (length === 0 || length === 1) {
+      lines.push(length === 0 ? FLUSH : DELIMITER)
+      offset += 4
+      continue
+    }
+    if (!(length >= 4) || offset + length > bytes.length) return undefined
+    lines.push(bytes.toString("utf8", offset + 4, offset + length))
+    offset += length
+  }
+  return lines
+}
