@@ -188,7 +188,11 @@ describe("ref listings", () => {
     const requests = [lsRefsRequest([]), lsRefsRequest(["HEAD", "refs/heads/"]), lsRefsRequest(["refs/tags/"], false)]
     for (const request of requests) await viaKiln(repository.name, request)
     const pusher = sandbox.path(`ls-refs-pusher-${repositories}`)
+    const fetcher = sandbox.path(`ls-refs-fetcher-${repositories}`)
     await sandbox.git(["clone", "-q", `${base}/alice/${repository.name}.git`, pusher])
+    await sandbox.git(["clone", "-q", `${base}/alice/${repository.name}.git`, fetcher])
+    // The fetcher's own listing, kept: a fetch of nothing new starts no git.
+    await sandbox.git(["fetch", "-q", "origin"], { cwd: fetcher })
     const pushedCommit = await sandbox.commit(pusher, { "pushed.txt": "pushed\n" }, "pushed")
     // main (which HEAD names) moves, a branch is made and one deleted.
     await sandbox.git(["push", "-q", "origin", "HEAD:refs/heads/main", "HEAD:refs/heads/new", ":refs/heads/a/b"], { cwd: pusher })
@@ -196,6 +200,10 @@ describe("ref listings", () => {
     for (const request of requests) assert.strictEqual(await viaKiln(repository.name, request), gitsOwn(repository.gitdir, request))
     assert.strictEqual(startedProcesses(), before)
     assert.include(await viaKiln(repository.name, requests[0] ?? ""), `${pushedCommit} HEAD symref-target:refs/heads/main`)
+    // A real fetch after the push: git is started for the pack alone.
+    await sandbox.git(["fetch", "-q", "origin"], { cwd: fetcher })
+    assert.strictEqual(startedProcesses(), before + 1)
+    assert.strictEqual((await sandbox.git(["rev-parse", "origin/new"], { cwd: fetcher })).trim(), pushedCommit)
     // A pushed tag would need its object read for `peeled:`: git is asked again.
     await sandbox.git(["tag", "-a", "-m", "pushed tag", "pushed-tag"], { cwd: pusher })
     await sandbox.git(["push", "-q", "origin", "pushed-tag"], { cwd: pusher })
