@@ -13,6 +13,7 @@
  */
 import type { RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { DELIMITER, FLUSH, FLUSH_LINE, pktLine, pktLines } from "./PktLine.ts"
+import { byRefName, objectId } from "./RefFiles.ts"
 
 /** What a push changed, as its write section read it. */
 export interface PushedRefs {
@@ -38,7 +39,6 @@ interface Line {
   readonly attributes: string
 }
 
-const objectId = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 const isZero = (id: string) => /^0+$/.test(id)
 
 /** The arguments of an `ls-refs` request that decide its answer; undefined for one with others. */
@@ -61,9 +61,6 @@ const parseRequest = (request: Buffer): Request | undefined => {
 const render = (lines: ReadonlyArray<Line>): Buffer =>
   Buffer.from(`${lines.map((line) => pktLine(`${line.id} ${line.name}${line.attributes}\n`)).join("")}${FLUSH_LINE}`, "utf8")
 
-/** Git's order of refs: their names' bytes. */
-const byName = (a: string, b: string): number => Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"))
-
 const parseAnswer = (answer: Buffer): ReadonlyArray<Line> | undefined => {
   const lines = pktLines(answer)
   if (lines === undefined || lines.at(-1) !== FLUSH) return undefined
@@ -75,7 +72,7 @@ const parseAnswer = (answer: Buffer): ReadonlyArray<Line> | undefined => {
     parsed.push({ id, name, attributes: attributes.map((attribute) => ` ${attribute}`).join("") })
   }
   const refs = parsed[0]?.name === "HEAD" ? parsed.slice(1) : parsed
-  const sorted = refs.every((line, index) => index === 0 || byName(refs[index - 1]?.name ?? "", line.name) < 0)
+  const sorted = refs.every((line, index) => index === 0 || byRefName(refs[index - 1]?.name ?? "", line.name) < 0)
   return sorted && refs.every((line) => line.name.startsWith("refs/")) && render(parsed).equals(answer) ? parsed : undefined
 }
 
@@ -104,6 +101,6 @@ export const advanced = (request: Buffer, answer: Buffer, pushed: PushedRefs): B
     if (headLine.attributes !== symrefTarget && !headLine.attributes.startsWith(`${symrefTarget} peeled:`)) return undefined
     head = { ...headLine, id: headMoved.newId, attributes: symrefTarget }
   }
-  const names = [...refs.keys()].sort(byName)
+  const names = [...refs.keys()].sort(byRefName)
   return render([...(head === undefined ? [] : [head]), ...names.flatMap((name) => refs.get(name) ?? [])])
 }

@@ -16,6 +16,7 @@
  */
 import type { RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { FLUSH, FLUSH_LINE, pktLine, pktLines } from "./PktLine.ts"
+import { byRefName, objectId } from "./RefFiles.ts"
 
 interface Parsed {
   /** `version 1`'s pkt-line, or nothing (v0). */
@@ -29,15 +30,11 @@ interface Parsed {
 
 const VERSION_1 = pktLine("version 1\n")
 const NO_REFS = "capabilities^{}"
-const objectId = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 /** Capabilities made anew for each request: an answer holding one is never given again. */
 const perRequest = /(?:^| )(?:push-cert|session-id)=/
 
-/** Git's order of refs: their names' bytes. */
-const byName = (a: string, b: string): number => Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"))
-
 const render = (advertisement: Parsed): Buffer => {
-  const names = [...advertisement.refs.keys()].sort(byName)
+  const names = [...advertisement.refs.keys()].sort(byRefName)
   const first = names[0]
   const lines = first === undefined
     ? [pktLine(`${advertisement.zeroId} ${NO_REFS}\0${advertisement.capabilities}\n`)]

@@ -23,7 +23,11 @@ import { nextTurn } from "./EventLoopTurn.ts"
 /** Loose ref files read between two turns of the event loop (a few µs each). */
 const FILES_PER_TURN = 256
 
-const objectId = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
+/** A SHA-1 or SHA-256 object id in hex. */
+export const objectId = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
+
+/** Git's order of refs (how it lists them): their names' bytes. */
+export const byRefName = (a: string, b: string): number => Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"))
 
 const isMissing = (error: unknown) =>
   error instanceof Error && "code" in error && (error.code === "ENOENT" || error.code === "ENOTDIR" || error.code === "EISDIR")
