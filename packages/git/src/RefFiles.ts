@@ -117,7 +117,11 @@ const refsIn = (raw: ReadonlyMap<string, string>): Map<string, string> => {
   return refs
 }
 
-/** The repository's refs and their state; undefined when it does not keep its refs in files. */
+/**
+ * The repository's refs and their state; undefined when it does not keep its refs in files. The
+ * files are read now; the state and the refs are made from them when first asked for (a listing
+ * needs the state alone, a push the refs).
+ */
 export const readRefSnapshot = async (gitdir: string): Promise<RefSnapshot | undefined> => {
   const config = readText(join(gitdir, "config"))
   if (config !== undefined && /^\s*refstorage\s*=/im.test(config)) return undefined
@@ -125,13 +129,26 @@ export const readRefSnapshot = async (gitdir: string): Promise<RefSnapshot | und
   // Loose refs first, packed-refs after (see above).
   const loose = await readLoose(gitdir)
   const packed = readText(join(gitdir, "packed-refs"))
-  const sorted = [...loose].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  const raw = new Map([...packedRefs(packed), ...[...loose].map(([name, value]) => [name, value.trim()] as const)])
-  const refs = refsIn(raw)
+  let state: string | undefined
+  let resolved: { readonly refs: ReadonlyMap<string, string>; readonly symbolic: ReadonlySet<string> } | undefined
+  const resolve = () => {
+    if (resolved !== undefined) return resolved
+    const raw = new Map([...packedRefs(packed), ...[...loose].map(([name, value]) => [name, value.trim()] as const)])
+    const refs = refsIn(raw)
+    resolved = { refs, symbolic: new Set([...refs.keys()].filter((name) => raw.get(name)?.startsWith("ref: ") === true)) }
+    return resolved
+  }
   return {
-    state: JSON.stringify([config ?? null, head ?? null, packed ?? null, sorted]),
-    refs,
-    symbolic: new Set([...refs.keys()].filter((name) => raw.get(name)?.startsWith("ref: ") === true)),
+    get state() {
+      state ??= JSON.stringify([config ?? null, head ?? null, packed ?? null, [...loose].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))])
+      return state
+    },
+    get refs() {
+      return resolve().refs
+    },
+    get symbolic() {
+      return resolve().symbolic
+    },
     head,
     config
   }

@@ -28,7 +28,6 @@ export interface GitAnswer {
 
 interface Answer {
   readonly path: string
-  readonly protocol: string
   readonly request: Buffer
   readonly state: string
   readonly answer: Buffer
@@ -59,7 +58,7 @@ export class RefListings {
     const { answer, complete } = await ask()
     if (!complete || answer.length > LARGEST_ANSWER_BYTES) return answer
     const after = await refState(path).catch(() => undefined)
-    if (after === before) this.#remember(key, { path, protocol, request, state: before, answer })
+    if (after === before) this.#remember(key, { path, request, state: before, answer })
     return answer
   }
 
@@ -72,7 +71,7 @@ export class RefListings {
     path: string,
     before: string,
     after: string,
-    change: (listing: { readonly protocol: string; readonly request: Buffer; readonly answer: Buffer }) => Buffer | undefined
+    change: (listing: { readonly request: Buffer; readonly answer: Buffer }) => Buffer | undefined
   ): void {
     const kept: Array<readonly [string, Answer]> = []
     for (const item of this.#answers) if (item[1].path === path && item[1].state === before) kept.push(item)
