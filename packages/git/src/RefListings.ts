@@ -37,6 +37,8 @@ const keyOf = (path: string, protocol: string, request: Buffer): string => `${pa
 
 export class RefListings {
   readonly #answers = new Map<string, Answer>()
+  /** The keys of the answers kept per repository: a push advances its own, not a scan of all. */
+  readonly #keysByPath = new Map<string, Set<string>>()
   #bytes = 0
 
   /**
@@ -73,9 +75,9 @@ export class RefListings {
     after: string,
     change: (listing: { readonly request: Buffer; readonly answer: Buffer }) => Buffer | undefined
   ): void {
-    const kept: Array<readonly [string, Answer]> = []
-    for (const item of this.#answers) if (item[1].path === path && item[1].state === before) kept.push(item)
-    for (const [key, entry] of kept) {
+    for (const key of [...this.#keysByPath.get(path) ?? []]) {
+      const entry = this.#answers.get(key)
+      if (entry === undefined || entry.state !== before) continue
       const changed = change(entry)
       if (changed === undefined || changed.length > LARGEST_ANSWER_BYTES) this.#forget(key)
       else this.#remember(key, { ...entry, state: after, answer: changed })
@@ -85,6 +87,9 @@ export class RefListings {
   #remember(key: string, entry: Answer): void {
     this.#forget(key)
     this.#answers.set(key, entry)
+    const keys = this.#keysByPath.get(entry.path)
+    if (keys === undefined) this.#keysByPath.set(entry.path, new Set([key]))
+    else keys.add(key)
     this.#bytes += entry.answer.length + entry.state.length
     for (const oldest of this.#answers.keys()) {
       if (this.#bytes <= BUDGET_BYTES) break
@@ -96,6 +101,9 @@ export class RefListings {
     const entry = this.#answers.get(key)
     if (entry === undefined) return
     this.#answers.delete(key)
+    const keys = this.#keysByPath.get(entry.path)
+    keys?.delete(key)
+    if (keys?.size === 0) this.#keysByPath.delete(entry.path)
     this.#bytes -= entry.answer.length + entry.state.length
   }
 }

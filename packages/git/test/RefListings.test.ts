@@ -47,18 +47,33 @@ const uploadPack = (gitdir: string, options: { readonly advertise: boolean; read
 /** What git itself answers, as the handler runs it. */
 const gitsOwn = (gitdir: string, request: string) => uploadPack(gitdir, { advertise: false, protocol: "version=2", input: request })
 
-/** The v0/v1 ref advertisement (`info/refs`) through the handler. */
-const advertisementViaKiln = async (repository: string, protocol: string | undefined) => {
-  const response = await fetch(`${base}/alice/${repository}/info/refs?service=git-upload-pack`, {
+type Service = "git-upload-pack" | "git-receive-pack"
+
+/** The v0/v1 ref advertisement (`info/refs`) of `service` through the handler. */
+const advertisementViaKiln = async (repository: string, protocol: string | undefined, service: Service = "git-upload-pack") => {
+  const response = await fetch(`${base}/alice/${repository}/info/refs?service=${service}`, {
     headers: protocol === undefined ? {} : { "Git-Protocol": protocol }
   })
   assert.strictEqual(response.status, 200)
   return Buffer.from(await response.arrayBuffer()).toString("utf8")
 }
 
-/** git's own advertisement, after the preamble smart HTTP puts first. */
-const gitsOwnAdvertisement = (gitdir: string, protocol: string | undefined) =>
-  `${pkt("# service=git-upload-pack\n")}0000${uploadPack(gitdir, { advertise: true, ...(protocol === undefined ? {} : { protocol }), input: "" })}`
+/** git's own advertisement of `service`, after the preamble smart HTTP puts first. */
+const gitsOwnAdvertisement = (gitdir: string, protocol: string | undefined, service: Service = "git-upload-pack") =>
+  `${pkt(`# service=${service}\n`)}0000${
+    service === "git-upload-pack"
+      ? uploadPack(gitdir, { advertise: true, ...(protocol === undefined ? {} : { protocol }), input: "" })
+      : execFileSync("git", ["receive-pack", "--stateless-rpc", "--advertise-refs", gitdir], {
+        env: { ...process.env, ...(protocol === undefined ? {} : { GIT_PROTOCOL: protocol }) },
+        input: ""
+      }).toString("utf8")
+  }`
+
+const receiveAdvertisementViaKiln = (repository: string, protocol: string | undefined) =>
+  advertisementViaKiln(repository, protocol, "git-receive-pack")
+
+const gitsOwnReceiveAdvertisement = (gitdir: string, protocol: string | undefined) =>
+  gitsOwnAdvertisement(gitdir, protocol, "git-receive-pack")
 
 const newRepository = async () => {
   const name = `repository-${repositories++}`
@@ -239,23 +254,6 @@ describe("ref listings", () => {
     assert.strictEqual((await sandbox.git(["-C", clone, "rev-parse", "HEAD"])).trim(), commits[1])
   })
 })
-
-/** git's own receive-pack advertisement, after the preamble smart HTTP puts first. */
-const gitsOwnReceiveAdvertisement = (gitdir: string, protocol: string | undefined) =>
-  `${pkt("# service=git-receive-pack\n")}0000${
-    execFileSync("git", ["receive-pack", "--stateless-rpc", "--advertise-refs", gitdir], {
-      env: { ...process.env, ...(protocol === undefined ? {} : { GIT_PROTOCOL: protocol }) },
-      input: ""
-    }).toString("utf8")
-  }`
-
-const receiveAdvertisementViaKiln = async (repository: string, protocol: string | undefined) => {
-  const response = await fetch(`${base}/alice/${repository}/info/refs?service=git-receive-pack`, {
-    headers: protocol === undefined ? {} : { "Git-Protocol": protocol }
-  })
-  assert.strictEqual(response.status, 200)
-  return Buffer.from(await response.arrayBuffer()).toString("utf8")
-}
 
 describe("push advertisements", () => {
   it("are git's own, asked of git once, and carried across a push without a git process", async () => {
