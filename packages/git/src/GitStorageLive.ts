@@ -21,6 +21,7 @@ import { SettledDirectorySizes } from "./SettledDirectorySizes.ts"
 import { type GitCommandOptions, readRefs, runGit } from "./GitCommand.ts"
 import { gitReader, isomorphicReader, type ObjectReader } from "./ObjectReaders.ts"
 import { PackCaches } from "./PackCaches.ts"
+import { readRef } from "./RefFiles.ts"
 import { isLeftBehind } from "./ProcessWorkOwner.ts"
 import { isStorageName, leftoverOf, repositoryPath, stagingPath, trashPath } from "./RepositoryPaths.ts"
 import { BARE_CONFIG } from "./RestoredConfig.ts"
@@ -345,6 +346,18 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
             if (found === undefined) return yield* new NotFound({ message: `reference does not exist [name: ${ref}]` })
             return found
           })),
+
+      branchTip: (location, name) =>
+        Effect.gen(function*() {
+          const { gitdir } = yield* open(location)
+          const ref = `refs/heads/${name}`
+          if (!isValidRefName(ref)) return Option.none()
+          const read = yield* Effect.sync(() => readRef(gitdir, ref)).pipe(Effect.catchDefect(() => Effect.succeed(undefined)))
+          if (read !== undefined) return Option.fromUndefinedOr(read.id)
+          // Refs kept in another format: git's reader, which also reads the commit.
+          const [found] = yield* withReader(location, (_gitdir, reader) => Effect.promise(() => reader.commits([ref])))
+          return Option.fromUndefinedOr(found?.id)
+        }),
 
       commitInfo: (location, id) => withReader(location, (_gitdir, reader) => commitAt(reader, id)),
 

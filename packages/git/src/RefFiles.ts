@@ -160,3 +160,23 @@ export const refState = async (gitdir: string): Promise<string | undefined> => (
 /** Every ref under `refs/` with the object it points at; undefined when the repository does not keep its refs in files. */
 export const readRefFiles = async (gitdir: string): Promise<ReadonlyMap<string, string> | undefined> =>
   (await readRefSnapshot(gitdir))?.refs
+
+/**
+ * The object one ref (`refs/...`, a valid name) points at, from its loose file or `packed-refs`,
+ * symbolic refs followed as for-each-ref follows them: what `readRefFiles` would give for it, with
+ * one or two files read. `{ id: undefined }` when there is no such ref; undefined when the
+ * repository does not keep its refs in files.
+ */
+export const readRef = (gitdir: string, name: string): { readonly id: string | undefined } | undefined => {
+  const config = readText(join(gitdir, "config"))
+  if (config !== undefined && /^\s*refstorage\s*=/im.test(config)) return undefined
+  let packed: Map<string, string> | undefined
+  const follow = (ref: string, depth: number): string | undefined => {
+    // Loose first, packed-refs after (see above); a loose value wins.
+    const value = readText(join(gitdir, ref))?.trim() ?? (packed ??= packedRefs(readText(join(gitdir, "packed-refs")))).get(ref)
+    if (value === undefined) return undefined
+    if (objectId.test(value)) return value
+    return value.startsWith("ref: ") && depth <= 5 ? follow(value.slice("ref: ".length).trim(), depth + 1) : undefined
+  }
+  return { id: follow(name, 0) }
+}

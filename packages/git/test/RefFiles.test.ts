@@ -2,7 +2,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { mkdir, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import * as fc from "fast-check"
-import { readRefFiles } from "../src/RefFiles.ts"
+import { readRef, readRefFiles } from "../src/RefFiles.ts"
 import { GitSandbox } from "./GitSandbox.ts"
 
 let sandbox: GitSandbox
@@ -52,7 +52,12 @@ describe("readRefFiles", () => {
           if (s.kind === "delete") await git(["update-ref", "-d", "--no-deref", s.name])
           if (s.kind === "pack") await git(["pack-refs", "--all"])
         }
-        assert.deepStrictEqual(await readRefFiles(gitdir), await sandbox.refs(gitdir))
+        const listed = await sandbox.refs(gitdir)
+        assert.deepStrictEqual(await readRefFiles(gitdir), listed)
+        // One ref at a time: what for-each-ref gives for it, or nothing.
+        for (const name of ["refs/heads/main", "refs/heads/a/b", "refs/heads/a", "refs/heads/a-b", "refs/heads/z", "refs/tags/v1", "refs/heads/alias", "refs/remotes/origin/HEAD"]) {
+          assert.deepStrictEqual(readRef(gitdir, name), { id: listed.get(name) }, name)
+        }
       }),
       { numRuns: 25 }
     )
@@ -67,6 +72,8 @@ describe("readRefFiles", () => {
     const refs = await readRefFiles(gitdir)
     assert.deepStrictEqual(refs, await sandbox.refs(gitdir))
     assert.isFalse(refs?.has("refs/heads/main.lock"))
+    assert.deepStrictEqual(readRef(gitdir, "refs/heads/dangling/link"), { id: undefined })
+    assert.deepStrictEqual(readRef(gitdir, "refs/heads/main"), { id: refs?.get("refs/heads/main") })
   })
 })
 

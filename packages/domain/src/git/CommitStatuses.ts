@@ -85,12 +85,18 @@ export const layer: Layer.Layer<CommitStatuses, never, GitStorage | CommitStatus
     const requireRead = (target: AccessibleRepository) =>
       canRead(target) ? Effect.void : Effect.fail(new Forbidden({ message: REQUIRE_CODE_READ_MESSAGE }))
 
-    /** Forgejo's `ResolveRefOrSha`: branch, tag, then commit id; verbatim when nothing matches. */
+    /**
+     * Forgejo's `ResolveRefOrSha`: branch, tag, then commit id; verbatim when nothing matches. A
+     * branch is read from the refs alone, as Forgejo reads it (CI polls statuses by branch).
+     */
     const commitIdOf = (target: AccessibleRepository, ref: string) =>
       fullId.test(ref)
         ? Effect.succeed(ref)
-        : git.resolveCommit(locationOf(target), ref).pipe(
-          Effect.map((commit) => commit.id),
+        : git.branchTip(locationOf(target), ref).pipe(
+          Effect.flatMap(Option.match({
+            onSome: Effect.succeed,
+            onNone: () => Effect.map(git.resolveCommit(locationOf(target), ref), (commit) => commit.id)
+          })),
           Effect.catch(() => Effect.succeed(ref))
         )
 

@@ -75,6 +75,11 @@ export class GitStorage extends Context.Service<GitStorage, {
    * short (at least 4 hex digits, unambiguous) commit id, tried in that order.
    */
   resolveCommit(location: RepositoryLocation, ref: string): Effect.Effect<CommitInfo, NotFound | Invalid>
+  /**
+   * The object branch `name` points at, read from the refs without reading the object (Forgejo's
+   * `GetRefCommitID`); none when there is no such branch or `name` is no valid branch name.
+   */
+  branchTip(location: RepositoryLocation, name: string): Effect.Effect<Option.Option<string>, NotFound | Invalid>
   commitInfo(location: RepositoryLocation, id: string): Effect.Effect<CommitInfo, NotFound | Invalid>
   /**
    * The commit object `id` (a full id) exactly as git stores it: headers, blank line, message. What
