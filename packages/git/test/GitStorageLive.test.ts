@@ -230,6 +230,16 @@ for (const [readerLabel, directory, options] of readers) describe(`GitStorageLiv
       for (const ref of ["nope", "feature", "0000000", "abc", "refs/heads/nope", "f".repeat(40), "../../config", "refs/heads/../../HEAD"]) {
         assert.strictEqual((yield* Effect.flip(repos.resolveCommit(location, ref)))._tag, "NotFound", ref)
       }
+      // A branch's tip from the refs alone, loose or packed; tags, ids and names git refuses are no branch.
+      for (const packed of [false, true]) {
+        if (packed) yield* git(["--git-dir", gitdir("gus", "app"), "pack-refs", "--all"])
+        assert.deepStrictEqual(yield* repos.branchTip(location, "main"), Option.some(second))
+        assert.deepStrictEqual(yield* repos.branchTip(location, "feature/x"), Option.some(second))
+        for (const name of ["nope", "feature", "light", "v1", second, "HEAD", "../../config", "a..b", ""]) {
+          assert.deepStrictEqual(yield* repos.branchTip(location, name), Option.none(), name)
+        }
+      }
+      assert.strictEqual((yield* Effect.flip(repos.branchTip({ owner: "gus", name: "missing" }, "main")))._tag, "NotFound")
 
       const text = (bytes: Option.Option<Uint8Array>) => Option.map(bytes, (b) => new TextDecoder().decode(b))
       assert.deepStrictEqual(text(yield* repos.readFile(location, second, "src/main.ts")), Option.some("export {}\n"))
