@@ -6,7 +6,7 @@
  * One pool cannot do both: multiplexed, a transaction pins a shared connection without waiting for
  * the statements already leased on it (`Pool.reserve`), which then wait out the transaction (API
  * reads waited up to 0.9 s behind pushes while PostgreSQL sat idle); not multiplexed, every statement
- * holds a connection for its whole round trip, and GET repository served 0.6-0.8x the requests.
+ * holds a connection for its whole round trip, and GET repository served ~0.6x the requests.
  *
  * `PgClient.make` builds its client from one pool, so this one is composed here from the same parts:
  * sql-pg's pools and compiler, and effect's `SqlClient.make`.
