@@ -354,7 +354,7 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
           if (!isValidRefName(ref)) return Option.none()
           const read = yield* Effect.sync(() => readRef(gitdir, ref)).pipe(Effect.catchDefect(() => Effect.succeed(undefined)))
           if (read !== undefined) return Option.fromUndefinedOr(read.id)
-          // Refs kept in another format: git's reader, which also reads the commit.
+          // Refs kept in another format, or files that could not be read: git's reader (it reads the commit too).
           const [found] = yield* withReader(location, (_gitdir, reader) => Effect.promise(() => reader.commits([ref])))
           return Option.fromUndefinedOr(found?.id)
         }),

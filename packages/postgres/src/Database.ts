@@ -63,7 +63,7 @@ const withExtensions = <E>(client: Layer.Layer<Client, E>): Layer.Layer<Client, 
  * streams and the process's listeners (3) hold one each (ServerClient.ts). The embedded database has
  * one connection.
  */
-export const SERVER_POOLS: ServerClient.PoolSizes = { shared: 3, own: 7 }
+const SERVER_POOLS: ServerClient.PoolSizes = { shared: 3, own: 7 }
 
 export const SERVER_CONNECTIONS = SERVER_POOLS.shared + SERVER_POOLS.own
 
