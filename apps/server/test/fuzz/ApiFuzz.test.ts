@@ -98,6 +98,27 @@ export const problemOf = (answer: Answer, dataDir: string): string | undefined =
 
 const sample = (answer: Answer) => `${answer.status} ${answer.contentType} ${answer.text.slice(0, 300)}`
 
+const requestIdOf = (answer: Answer): string | undefined => /"request_id":"([0-9a-f]+)"/.exec(answer.text)?.[1]
+
+/**
+ * What the server logged for a 5xx (its cause, under the request id the answer names), so that a
+ * failure seen once in CI can be explained without replaying it. The log line may reach us after the
+ * answer, so it is waited for briefly.
+ */
+const serverLogOf = async (server: FuzzServer.FuzzServer, answer: Answer): Promise<string> => {
+  const id = requestIdOf(answer)
+  if (id === undefined) return "(no request id in the answer)"
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const at = server.process.output.indexOf(id)
+    if (at >= 0) {
+      const lineStart = server.process.output.lastIndexOf("\n", at) + 1
+      return server.process.output.slice(lineStart, lineStart + 6000)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return `(request id ${id} not in the server's output)`
+}
+
 describe("the API under hostile input", () => {
   it("never answers 5xx, always in Forgejo's error shape, and keeps serving", { timeout: ((SECONDS ?? 3600) + 240) * 1000 }, async () => {
     const server = await FuzzServer.start()
@@ -112,7 +133,8 @@ describe("the API under hostile input", () => {
         sent++
         const problem = problemOf(answer, server.dataDir)
         if (problem === undefined) return true
-        failures.push(`${problem}: ${request.method} ${operation.template} ${describeMutation(mutation)} → ${sample(answer)}`)
+        const log = answer.status >= 500 ? `\nserver log: ${await serverLogOf(server, answer)}` : ""
+        failures.push(`${problem}: ${request.method} ${operation.template} ${describeMutation(mutation)} → ${sample(answer)}${log}`)
         return false
       }
 
