@@ -18,6 +18,7 @@ import { MIGRATIONS_FINGERPRINT } from "./migrations/Fingerprint.ts"
 import { loader } from "./migrations/index.ts"
 import * as PgliteBridge from "./PgliteBridge.ts"
 import * as PgliteTemplate from "./PgliteTemplate.ts"
+import * as ServerClient from "./ServerClient.ts"
 
 export class DatabaseOpenFailed extends Schema.TaggedError<DatabaseOpenFailed>()("DatabaseOpenFailed", {
   path: Schema.String,
@@ -57,28 +58,18 @@ const ensureExtensions = Effect.gen(function*() {
 const withExtensions = <E>(client: Layer.Layer<Client, E>): Layer.Layer<Client, E | SqlError.SqlError> =>
   Layer.effectDiscard(ensureExtensions).pipe(Layer.provideMerge(client))
 
-/** The pool size on a PostgreSQL server (the embedded database has one connection). */
-export const SERVER_CONNECTIONS = 10
-
 /**
- * A PostgreSQL server: 10 connections, each running one statement or transaction at a time.
- *
- * Not `multiplex`, although pipelining statements on shared connections made bare primary-key
- * lookups 2-4x faster (bench/pkLookup.ts): a transaction pins a shared connection without waiting
- * for the statements already leased on it (Pool.reserve), which then wait out the transaction. With
- * pushes beside the API (mixed workload, 12,000 users, one process), API reads waited up to 0.9 s
- * while PostgreSQL sat idle: p99 29-865 ms over 18 runs multiplexed, 16-31 ms over 6 runs not; one
- * process holds 14,000-16,000 users of that workload instead of 8,000. The price is paid under pure
- * reads: GET repository at 64 connections measured from unchanged to 39% slower (single runs whose
- * windows moved ±25%). Keeping both needs transactions on a pool of their own (issue 30's note).
+ * Connections per process on a PostgreSQL server: statements share a few, pipelined; transactions,
+ * streams and the process's listeners (3) hold one each (ServerClient.ts). The embedded database has
+ * one connection.
  */
+const SERVER_POOLS: ServerClient.PoolSizes = { shared: 3, own: 7 }
+
+export const SERVER_CONNECTIONS = SERVER_POOLS.shared + SERVER_POOLS.own
+
+/** A PostgreSQL server (ServerClient.ts for why it has two pools). */
 export const layerServer = (url: Redacted.Redacted<string>): Layer.Layer<Client, SqlError.SqlError> =>
-  withExtensions(PgClient.layer({
-    url,
-    ...ConnectionUrl.defaultNames(url),
-    maxConnections: SERVER_CONNECTIONS,
-    multiplex: false
-  }))
+  withExtensions(PgClient.layerFrom(ServerClient.make({ url, ...ConnectionUrl.defaultNames(url) }, SERVER_POOLS)))
 
 /**
  * Which template a new embedded database is copied from: `empty` (initdb and the extensions), or
