@@ -90,8 +90,8 @@ export const checks = (options: DoctorOptions) =>
     ))
 
     const totals = yield* DerivedRows.totalMismatches
-    results.push(result("usage totals differing from their items", totals.map((t) => `${t.total} of ${t.key}: kept ${t.kept}, items ${t.fresh}`), {
-      repair: Effect.as(DerivedRows.recomputeTotals, "recomputed the usage totals from their items")
+    results.push(result("usage totals and release counts differing from their items", totals.map((t) => `${t.total} of ${t.key}: kept ${t.kept}, items ${t.fresh}`), {
+      repair: Effect.as(DerivedRows.recomputeTotals, "recomputed the usage totals and release counts from their items")
     }))
 
     const references = yield* fileReferences

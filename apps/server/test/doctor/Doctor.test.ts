@@ -36,7 +36,7 @@ const CHECKS = [
   "repository rows without a directory",
   "repository directories without a row (unadopted)",
   "branch tables differing from git",
-  "usage totals differing from their items",
+  "usage totals and release counts differing from their items",
   "attachment, package and LFS object rows without a file",
   "LFS references to an object without a file",
   "LFS objects without a reference",
@@ -96,6 +96,7 @@ describe("kiln doctor", () => {
         `INSERT INTO pending_directory_steps (lock_key, undo)
           VALUES ('repository-directory:bob/half', '[{"_tag":"Remove","location":{"owner":"bob","name":"half"}}]')`,
         "UPDATE repositories SET attachments_size = attachments_size + 999 WHERE lower_name = 'app'",
+        "UPDATE repositories SET num_releases = num_releases + 2 WHERE lower_name = 'app'",
         "UPDATE packages SET size = size + 5",
         "DELETE FROM repository_search_epoch",
         "INSERT INTO repository_redirects (owner_id, lower_name, repo_id) SELECT owner_id, lower_name, id FROM repositories WHERE lower_name = 'app'",
@@ -108,7 +109,7 @@ describe("kiln doctor", () => {
 
       const damaged = await runCli(["doctor"], env)
       assert.strictEqual(damaged.code, 1, damaged.stdout + damaged.stderr)
-      assert.deepStrictEqual(CHECKS.map((check) => found(damaged.stdout, check)), [1, 1, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2], damaged.stdout)
+      assert.deepStrictEqual(CHECKS.map((check) => found(damaged.stdout, check)), [1, 1, 1, 1, 3, 2, 1, 1, 1, 1, 1, 1, 1, 2], damaged.stdout)
       assert.include(damaged.stdout, "bob/half: Remove")
       assert.include(damaged.stdout, `acme/app ${missingOid}`)
       assert.include(damaged.stdout, unreferencedOid)

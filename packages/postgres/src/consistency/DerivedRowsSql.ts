@@ -1,7 +1,7 @@
 /**
  * Rows kept in step with other rows (the usage totals of 0007, the search epoch of 0008, the
- * redirects of 0009) checked against what they are derived from, and rewritten from it. What the
- * consistency check (`kiln doctor`) reports and repairs.
+ * redirects of 0009, the release counts of 0020) checked against what they are derived from, and
+ * rewritten from it. What the consistency check (`kiln doctor`) reports and repairs.
  */
 import { Effect } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
@@ -53,6 +53,13 @@ const totals = [
     repair: `UPDATE repositories r SET attachments_count = (SELECT count(*) FROM attachments a WHERE a.repo_id = r.id)`
   },
   {
+    total: "repositories.num_releases",
+    query: `SELECT r.id::text AS key, r.num_releases::text AS kept, coalesce(x.items, 0)::text AS fresh
+      FROM repositories r LEFT JOIN (SELECT repo_id, count(*) AS items FROM releases WHERE NOT is_draft GROUP BY repo_id) x ON x.repo_id = r.id
+      WHERE r.num_releases <> coalesce(x.items, 0)`,
+    repair: `UPDATE repositories r SET num_releases = (SELECT count(*) FROM releases x WHERE x.repo_id = r.id AND NOT x.is_draft)`
+  },
+  {
     total: "repositories.packages_size",
     query: `SELECT r.id::text AS key, r.packages_size::text AS kept, coalesce(p.size, 0)::text AS fresh
       FROM repositories r LEFT JOIN (SELECT repo_id, sum(size) AS size FROM packages WHERE repo_id IS NOT NULL GROUP BY repo_id) p ON p.repo_id = r.id
@@ -91,7 +98,7 @@ export const totalMismatches: Effect.Effect<ReadonlyArray<TotalMismatch>, SqlErr
 export const recomputeTotals: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql.withTransaction(Effect.gen(function*() {
-    yield* sql`LOCK TABLE repositories, attachments, packages, package_versions, package_files, unlinked_package_usage IN SHARE ROW EXCLUSIVE MODE`
+    yield* sql`LOCK TABLE repositories, releases, attachments, packages, package_versions, package_files, unlinked_package_usage IN SHARE ROW EXCLUSIVE MODE`
     for (const total of totals) {
       for (const statement of total.repair.split(";")) yield* sql.unsafe(statement)
     }

@@ -19,6 +19,7 @@ import inputLimits from "./0016_input_limits.ts"
 import deployKeys from "./0017_deploy_keys.ts"
 import lfs from "./0018_lfs.ts"
 import pendingDirectorySteps from "./0019_pending_directory_steps.ts"
+import releaseCounts from "./0020_release_counts.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -39,7 +40,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0016_input_limits": inputLimits,
   "0017_deploy_keys": deployKeys,
   "0018_lfs": lfs,
-  "0019_pending_directory_steps": pendingDirectorySteps
+  "0019_pending_directory_steps": pendingDirectorySteps,
+  "0020_release_counts": releaseCounts
 })
 
 export const layer = Migrations.layer(loader)

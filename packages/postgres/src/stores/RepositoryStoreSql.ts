@@ -26,28 +26,24 @@ import { bool, int, positionsOf, text, totalOf } from "./Rows.ts"
 import { TEAM_COLUMNS, type TeamRow, toTeam } from "./TeamStoreSql.ts"
 import { userAt, userColumns } from "./UserStoreSql.ts"
 
-/** The columns of a Repository, in the order `repositoryAt` reads them (then `num_releases`). */
+/** The columns of a Repository, in the order `repositoryAt` reads them. */
 const REPOSITORY_COLUMNS = [
   "id", "owner_id", "name", "lower_name", "description", "website", "default_branch", "wiki_branch", "is_private",
   "is_template", "is_empty", "is_archived", "is_fork", "fork_id", "is_mirror", "original_url", "size", "object_format", "trust_model",
   "units", "num_stars", "num_forks", "num_watches", "num_open_issues", "num_open_pulls", "created_at", "updated_at",
-  "archived_at"
+  "archived_at", "num_releases"
 ] as const
 
-/** Published releases (no drafts) of the repository `table`, through the releases_published index. */
-const releaseCount = (table: string) =>
-  `(SELECT count(*) FROM releases x WHERE x.repo_id = ${table}.id AND NOT x.is_draft) AS num_releases`
-
-const at = positionsOf([...REPOSITORY_COLUMNS, "num_releases"])
+const at = positionsOf(REPOSITORY_COLUMNS)
 
 /** Where the owner's USER_COLUMNS start in a row of OWNED_COLUMNS. */
-const OWNER_FROM = REPOSITORY_COLUMNS.length + 1
+const OWNER_FROM = REPOSITORY_COLUMNS.length
 
 /** A repository `r` with its owner `o` (read with `ownedAt`). */
-export const OWNED_COLUMNS = [...REPOSITORY_COLUMNS.map((column) => `r.${column}`), releaseCount("r"), userColumns("o")].join(", ")
+export const OWNED_COLUMNS = [...REPOSITORY_COLUMNS.map((column) => `r.${column}`), userColumns("o")].join(", ")
 
 /** A repository's row alone (read with `repositoryAt`). */
-const RETURNING_COLUMNS = [...REPOSITORY_COLUMNS, releaseCount("repositories")].join(", ")
+const RETURNING_COLUMNS = REPOSITORY_COLUMNS.join(", ")
 
 type Json = Readonly<Record<string, unknown>>
 

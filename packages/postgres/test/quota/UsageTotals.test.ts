@@ -63,7 +63,7 @@ const repository = (ownerId: number, isPrivate: boolean) =>
     return int(row?.id)
   })
 
-const release = (repoId: number) =>
+const release = (repoId: number, isDraft = false) =>
   Effect.flatMap(ReleaseStore, (store) =>
     store.insert({
       repoId,
@@ -73,7 +73,7 @@ const release = (repoId: number) =>
       title: "",
       note: "",
       sha1: "",
-      isDraft: false,
+      isDraft,
       isPrerelease: false,
       hideArchiveLinks: false,
       createdAt: 1
@@ -102,7 +102,8 @@ interface Owners {
 
 type Step =
   | { readonly _tag: "createRepository"; readonly owner: number; readonly isPrivate: boolean }
-  | { readonly _tag: "createRelease"; readonly repo: number }
+  | { readonly _tag: "createRelease"; readonly repo: number; readonly isDraft: boolean }
+  | { readonly _tag: "publishRelease"; readonly release: number; readonly isDraft: boolean }
   | { readonly _tag: "attach"; readonly release: number; readonly size: number }
   | { readonly _tag: "detach"; readonly attachment: number }
   | { readonly _tag: "deleteRelease"; readonly release: number }
@@ -122,7 +123,8 @@ const size = fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 2 ** 
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ _tag: fc.constant("createRepository" as const), owner: index, isPrivate: fc.boolean() }), weight: 2 },
-  { arbitrary: fc.record({ _tag: fc.constant("createRelease" as const), repo: index }), weight: 3 },
+  { arbitrary: fc.record({ _tag: fc.constant("createRelease" as const), repo: index, isDraft: fc.boolean() }), weight: 3 },
+  fc.record({ _tag: fc.constant("publishRelease" as const), release: index, isDraft: fc.boolean() }),
   { arbitrary: fc.record({ _tag: fc.constant("attach" as const), release: index, size }), weight: 6 },
   fc.record({ _tag: fc.constant("detach" as const), attachment: index }),
   fc.record({ _tag: fc.constant("deleteRelease" as const), release: index }),
@@ -179,7 +181,12 @@ const run = (owners: Owners, next: Step) =>
         return
       case "createRelease": {
         const repo = pick(yield* ownedRepositories, next.repo)
-        if (repo !== undefined) yield* release(repo)
+        if (repo !== undefined) yield* release(repo, next.isDraft)
+        return
+      }
+      case "publishRelease": {
+        const id = pick(yield* ids(sql`SELECT id FROM releases ORDER BY id`), next.release)
+        if (id !== undefined) yield* Effect.orDie(releases.update(id, { isDraft: next.isDraft }))
         return
       }
       case "attach": {

@@ -1,7 +1,8 @@
 /**
- * Migration 0007 on a database that already holds attachments and packages (written under 0006):
- * the totals it adds start equal to the sums over the existing rows, and the usage read from them
- * equals the usage summed from the rows.
+ * Migrations 0007 and 0020 on a database that already holds releases, attachments and packages
+ * (written under 0006): the totals they add start equal to the sums and counts over the existing
+ * rows (drafts left out of the release count), and the usage read from them equals the usage summed
+ * from the rows.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -45,10 +46,10 @@ const seed = Effect.gen(function*() {
     FROM users u CROSS JOIN generate_series(1, 2) AS g`
   yield* sql`INSERT INTO releases (repo_id, publisher_id, tag_name, lower_tag_name, target, title, note, is_draft,
       is_prerelease, hide_archive_links, created_at)
-    SELECT id, 1, 'v1', 'v1', 'main', '', '', false, false, false, 0 FROM repositories`
+    SELECT id, 1, 'v' || g, 'v' || g, 'main', '', '', g = 3, false, false, 0 FROM repositories CROSS JOIN generate_series(1, 3) AS g`
   yield* sql`INSERT INTO attachments (repo_id, release_id, uploader_id, name, size, sha256, created_at)
     SELECT rel.repo_id, rel.id, 1, 'a-' || g, rel.repo_id * 1000 + g * 2 ^ 33, '', 0
-    FROM releases rel CROSS JOIN generate_series(1, 3) AS g`
+    FROM releases rel CROSS JOIN generate_series(1, 3) AS g WHERE rel.tag_name = 'v1'`
   yield* sql`INSERT INTO packages (owner_id, repo_id, type, name, lower_name)
     SELECT u.id, NULL, 'generic', 'own', 'own' FROM users u
     UNION ALL SELECT u.id, (SELECT min(r.id) FROM repositories r WHERE r.owner_id <> u.id), 'generic', 'linked', 'linked'
@@ -74,14 +75,15 @@ layer(TestDatabase.layer, { timeout: "120 seconds" })("migration 0007 on existin
       assert.deepStrictEqual(yield* driftedTotals, [])
 
       // The backfill had something to fill: bytes in every kind of total.
-      const [filled] = yield* sql<{ attachments: unknown; linked: unknown; unlinked: unknown; versions: unknown }>`SELECT
+      const [filled] = yield* sql<{ attachments: unknown; releases: unknown; linked: unknown; unlinked: unknown; versions: unknown }>`SELECT
         (SELECT count(*) FROM repositories WHERE attachments_size > 0 AND attachments_count = 3) AS attachments,
+        (SELECT count(*) FROM repositories WHERE num_releases = 2) AS releases,
         (SELECT count(*) FROM repositories WHERE packages_size > 0) AS linked,
         (SELECT count(*) FROM unlinked_package_usage WHERE size > 0) AS unlinked,
         (SELECT count(*) FROM package_versions WHERE size > 0) AS versions`
       assert.deepStrictEqual(
-        [int(filled?.attachments), int(filled?.linked), int(filled?.unlinked), int(filled?.versions)],
-        [4, 2, 2, 8]
+        [int(filled?.attachments), int(filled?.releases), int(filled?.linked), int(filled?.unlinked), int(filled?.versions)],
+        [4, 4, 2, 2, 8]
       )
 
       yield* Effect.gen(function*() {

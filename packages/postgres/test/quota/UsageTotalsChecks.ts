@@ -62,6 +62,8 @@ export const driftedTotals = Effect.gen(function*() {
     SELECT 'repository ' || r.id || ' attachments' AS drift FROM repositories r
       WHERE r.attachments_size <> (SELECT COALESCE(sum(size), 0) FROM attachments a WHERE a.repo_id = r.id)
         OR r.attachments_count <> (SELECT count(*) FROM attachments a WHERE a.repo_id = r.id)
+    UNION ALL SELECT 'repository ' || r.id || ' releases' FROM repositories r
+      WHERE r.num_releases <> (SELECT count(*) FROM releases x WHERE x.repo_id = r.id AND NOT x.is_draft)
     UNION ALL SELECT 'attachment ' || a.id || ' owner' FROM attachments a JOIN repositories r ON r.id = a.repo_id
       WHERE a.owner_id <> r.owner_id
     UNION ALL SELECT 'repository ' || r.id || ' lfs' FROM repositories r
