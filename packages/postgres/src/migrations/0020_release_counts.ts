@@ -17,6 +17,8 @@ export default Effect.gen(function*() {
   yield* sql`ALTER TABLE repositories ADD COLUMN num_releases integer NOT NULL DEFAULT 0`
   yield* sql`UPDATE repositories r SET num_releases = x.items
     FROM (SELECT repo_id, count(*) AS items FROM releases WHERE NOT is_draft GROUP BY repo_id) x WHERE r.id = x.repo_id`
+  // 0009 indexed published releases for the count each answer made; nothing reads it now.
+  yield* sql`DROP INDEX releases_published`
 
   yield* sql`CREATE FUNCTION releases_published_added_or_removed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
