@@ -1,7 +1,8 @@
 /**
- * The usage totals kept on write (migration 0007), and the quota lists read through them, against
- * fresh sums and sorts over the item rows, on PGlite (or Postgres with KILN_TEST_DATABASE_URL):
- * random sequences of uploads and deletions through the stores, and the writes foreign keys and
+ * The usage totals and release counts kept on write (migrations 0007 and 0020), and the quota lists
+ * read through them, against fresh sums, counts and sorts over the item rows, on PGlite (or Postgres
+ * with KILN_TEST_DATABASE_URL): random sequences of uploads, releases published and unpublished,
+ * and deletions through the stores, and the writes foreign keys and
  * future features make without them (repository and account deletion cascades, package links,
  * repository transfers), across the repositories of a user, of an organization and of an account
  * that gets deleted; LFS references added, removed and copied by forks; and concurrent uploads adding up exactly. One database for the file: every

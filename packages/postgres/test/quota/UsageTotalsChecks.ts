@@ -1,7 +1,7 @@
 /**
- * What the kept usage totals (migration 0007) must equal, computed afresh from the item rows: an
- * owner's usage and quota lists as QuotaStoreSql read them before the totals, and every kept column
- * that differs from its sum.
+ * What the kept usage totals (migration 0007) and release counts (0020) must equal, computed
+ * afresh from the item rows: an owner's usage and quota lists as QuotaStoreSql read them before the
+ * totals, and every kept column that differs from its sum or count.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
