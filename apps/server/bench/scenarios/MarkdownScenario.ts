@@ -14,51 +14,9 @@ import * as BenchDatabase from "../BenchDatabase.ts"
 import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { type LoadResult, type LoadSpec, runLoad } from "../LoadGenerator.ts"
 import { atLeast, below, type BenchSettings, type DatabaseReport, type Scenario, validity, perDatabase } from "../Scenario.ts"
-import * as ThreadCpu from "../ThreadCpu.ts"
+import { type CpuDuringLoad, withCpu } from "../LoadCpu.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
-
-/** A load with the CPU used over its measured windows; a part is absent where /proc cannot say. */
-interface CpuDuringLoad {
-  readonly load: LoadResult
-  readonly server: ThreadCpu.ProcessCpu | undefined
-  /** Postgres backends serving the bench database. */
-  readonly database: number | undefined
-  readonly machine: ThreadCpu.MachineCpu | undefined
-}
-
-interface CpuReading {
-  readonly server: ThreadCpu.ProcessCpu | undefined
-  readonly database: ReadonlyMap<string, number> | undefined
-  readonly machine: ThreadCpu.MachineCpu | undefined
-}
-
-const readCpu = (pid: number, databaseName: string | undefined): CpuReading => ({
-  server: ThreadCpu.sampleProcess(pid),
-  database: databaseName === undefined ? undefined : ThreadCpu.sampleMatching(databaseName),
-  machine: ThreadCpu.sampleMachine()
-})
-
-/** Runs `start` (a runLoad given its `onMeasuring`) and reads the CPU at both ends of its measured windows. */
-const withCpu = async (
-  pid: number,
-  databaseName: string | undefined,
-  start: (onMeasuring: () => void) => Promise<LoadResult>
-): Promise<CpuDuringLoad> => {
-  let before: CpuReading | undefined
-  const load = await start(() => {
-    before = readCpu(pid, databaseName)
-  })
-  const after = readCpu(pid, databaseName)
-  return {
-    load,
-    server: before?.server === undefined || after.server === undefined ? undefined : ThreadCpu.processDelta(before.server, after.server),
-    database: before?.database === undefined || after.database === undefined
-      ? undefined
-      : ThreadCpu.matchingDelta(before.database, after.database),
-    machine: before?.machine === undefined || after.machine === undefined ? undefined : ThreadCpu.machineDelta(before.machine, after.machine)
-  }
-}
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits)
 

@@ -4,6 +4,8 @@
  * the same database client and one answering a JSON body of the same size.
  * Targets (on Postgres): users ≥ 55 % of the bare lookup's req/s, version ≥ 55 % of the bare
  * JSON server's (issue 30, item 3), p99 < 20 ms at 64 connections.
+ * Each load also notes the CPU one request cost the server, Postgres and the load generator: the
+ * rates move with the machine, the CPU per request much less, and it says where a gap lies.
  */
 import * as Path from "node:path"
 import * as BenchDatabase from "../BenchDatabase.ts"
@@ -11,6 +13,7 @@ import { startBareJson, startBareLookup } from "../Baselines.ts"
 import type { ChildServer } from "../ChildServer.ts"
 import { type Admin, bodySize, createToken, startKiln } from "../KilnServer.ts"
 import { type LoadResult, type LoadSpec, runLoad } from "../LoadGenerator.ts"
+import { type CpuDuringLoad, serverSeconds, withCpu } from "../LoadCpu.ts"
 import {
   atLeast,
   below,
@@ -33,6 +36,26 @@ const withServer = async <A>(start: Promise<ChildServer>, use: (server: ChildSer
   }
 }
 
+/** The server's CPU microseconds per answered request over the measured windows. */
+const serverCpuPerRequest = (measured: CpuDuringLoad): number | undefined => {
+  const seconds = serverSeconds(measured)
+  return seconds === undefined ? undefined : (seconds * 1e6) / Math.max(1, measured.load.requests)
+}
+
+const cpuNote = (measured: CpuDuringLoad): string => {
+  const requests = Math.max(1, measured.load.requests)
+  const micros = (seconds: number) => ((seconds * 1e6) / requests).toFixed(0)
+  const threads = measured.server === undefined
+    ? []
+    : [...measured.server].filter(([, seconds]) => seconds > 0).map(([group, seconds]) => `${group} ${micros(seconds)}`)
+  const parts = [
+    ...threads,
+    ...(measured.database === undefined ? [] : [`Postgres ${micros(measured.database)}`]),
+    `load generator ${micros(measured.load.generatorCpuSeconds)}`
+  ]
+  return `${measured.load.label}: CPU µs per request: ${parts.join(", ")}`
+}
+
 const runOn = async (
   kind: BenchDatabase.DatabaseKind,
   settings: BenchSettings,
@@ -47,6 +70,7 @@ const runOn = async (
     log(`[${kind}] ${notes[notes.length - 1]}`)
 
     const userPaths = names.map((name) => `/api/v1/users/${name}`)
+    const databaseName = database.databaseUrl === undefined ? undefined : new URL(database.databaseUrl).pathname.slice(1)
     const load = (label: string, server: ChildServer, paths: ReadonlyArray<string>, headers?: Record<string, string>) => {
       const spec: LoadSpec = {
         label,
@@ -59,12 +83,13 @@ const runOn = async (
         ...(headers === undefined ? {} : { headers })
       }
       log(`[${kind}] ${label}: ${settings.warmupSeconds} s warm-up, ${settings.windows} × ${spec.windowSeconds} s`)
-      return runLoad(spec, (window) =>
-        log(
-          `[${kind}]   window ${window.index + 1}: ${window.requestsPerSecond.toFixed(0)} req/s, ` +
-            `p50 ${window.p50Ms.toFixed(2)} ms, p99 ${window.p99Ms.toFixed(2)} ms` +
-            (window.non2xx + window.errors > 0 ? `, ${window.non2xx} non-2xx, ${window.errors} errors` : "")
-        ))
+      return withCpu(server.pid, databaseName, (onMeasuring) =>
+        runLoad(spec, (window) =>
+          log(
+            `[${kind}]   window ${window.index + 1}: ${window.requestsPerSecond.toFixed(0)} req/s, ` +
+              `p50 ${window.p50Ms.toFixed(2)} ms, p99 ${window.p99Ms.toFixed(2)} ms` +
+              (window.non2xx + window.errors > 0 ? `, ${window.non2xx} non-2xx, ${window.errors} errors` : "")
+          ), onMeasuring))
     }
 
     const nodeFlags = settings.cpuProfileDir === undefined
@@ -91,28 +116,39 @@ const runOn = async (
     const jsonLikeUser = await withServer(startBareJson(kiln.userBytes), (server) =>
       load(`bare JSON ${kiln.userBytes} B (as a user)`, server, ["/api/v1/version"]))
 
-    const loads: ReadonlyArray<LoadResult> = [kiln.users, kiln.version, lookup, jsonLikeVersion, jsonLikeUser]
+    const measured: ReadonlyArray<CpuDuringLoad> = [kiln.users, kiln.version, lookup, jsonLikeVersion, jsonLikeUser]
+    notes.push(...measured.map(cpuNote))
+    const serverRatio = (kilnLoad: CpuDuringLoad, bare: CpuDuringLoad) => {
+      const ours = serverCpuPerRequest(kilnLoad)
+      const theirs = serverCpuPerRequest(bare)
+      return ours === undefined || theirs === undefined || theirs === 0 ? "unknown" : (ours / theirs).toFixed(2)
+    }
+    notes.push(
+      `server CPU per request, Kiln ÷ bare: GET user ÷ bare lookup ${serverRatio(kiln.users, lookup)}, ` +
+        `GET /version ÷ bare JSON ${serverRatio(kiln.version, jsonLikeVersion)}`
+    )
+    const loads: ReadonlyArray<LoadResult> = measured.map(({ load }) => load)
     const enforced = kind === "postgres"
     const targets: Array<TargetCheck> = [
-      atLeast("users req/s ÷ bare lookup req/s", kiln.users.requestsPerSecond / lookup.requestsPerSecond, 0.55, enforced),
+      atLeast("users req/s ÷ bare lookup req/s", kiln.users.load.requestsPerSecond / lookup.load.requestsPerSecond, 0.55, enforced),
       atLeast(
         "version req/s ÷ bare JSON req/s",
-        kiln.version.requestsPerSecond / jsonLikeVersion.requestsPerSecond,
+        kiln.version.load.requestsPerSecond / jsonLikeVersion.load.requestsPerSecond,
         0.55,
         enforced
       ),
-      below("users p99 ms at 64 connections", kiln.users.p99Ms, 20, enforced),
-      below("version p99 ms at 64 connections", kiln.version.p99Ms, 20, enforced),
+      below("users p99 ms at 64 connections", kiln.users.load.p99Ms, 20, enforced),
+      below("version p99 ms at 64 connections", kiln.version.load.p99Ms, 20, enforced),
       ...loads.flatMap(validity)
     ]
     return {
       database: kind,
       loads,
       comparisons: [
-        compare(kiln.users, lookup),
-        compare(kiln.version, jsonLikeVersion),
-        compare(kiln.users, jsonLikeUser),
-        compare(lookup, jsonLikeUser)
+        compare(kiln.users.load, lookup.load),
+        compare(kiln.version.load, jsonLikeVersion.load),
+        compare(kiln.users.load, jsonLikeUser.load),
+        compare(lookup.load, jsonLikeUser.load)
       ],
       targets,
       notes
