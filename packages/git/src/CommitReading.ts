@@ -1,5 +1,5 @@
 /** Reading commits through isomorphic-git and turning them into domain values. */
-import { Errors, readCommit, readObject, type ReadCommitResult } from "isomorphic-git"
+import { type CommitObject, Errors, readCommit, readObject } from "isomorphic-git"
 import { Option } from "effect"
 import type { CommitInfo, GitActor } from "@kiln/domain/git/CommitInfo"
 import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
@@ -27,7 +27,7 @@ export const toIsomorphicActor = (actor: GitActor): IsomorphicActor => ({
   timezoneOffset: eastOffset(actor.when.offsetMinutes)
 })
 
-const toCommitInfo = ({ oid, commit }: ReadCommitResult): CommitInfo => ({
+const toCommitInfo = ({ oid, commit }: { readonly oid: string; readonly commit: CommitObject }): CommitInfo => ({
   id: oid,
   message: commit.message,
   author: toActor(commit.author),
@@ -84,14 +84,18 @@ export const parseCommitObject = (oid: string, raw: Buffer): CommitInfo => {
 export const readCommitInfo = async (gitdir: string, cache: object, id: string): Promise<CommitInfo> =>
   toCommitInfo(await readCommit({ fs, gitdir, oid: id, cache }))
 
-/** Follows annotated tags down to a commit; undefined when they end at a tree or blob. */
-export const peelToCommit = async (gitdir: string, cache: object, id: string): Promise<string | undefined> => {
+/**
+ * The commit `id` names, annotated tags followed down to it (a chain of 8 at most: longer ones are
+ * not worth following); undefined when they end at a tree or blob. Each object is read once: the
+ * commit is parsed from the same read that found it.
+ */
+export const readPeeledCommitInfo = async (gitdir: string, cache: object, id: string): Promise<CommitInfo | undefined> => {
   let oid = id
-  // Tags of tags exist, but chains longer than a few are not worth following.
   for (let depth = 0; depth < 8; depth++) {
     const object = await readObject({ fs, gitdir, oid, cache })
-    if (object.type === "commit") return oid
-    if (object.format !== "parsed" || object.type !== "tag") return undefined
+    if (object.format !== "parsed") return undefined
+    if (object.type === "commit") return toCommitInfo({ oid, commit: object.object })
+    if (object.type !== "tag") return undefined
     oid = object.object.object
   }
   return undefined

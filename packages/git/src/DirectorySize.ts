@@ -27,10 +27,15 @@ const isVanished = (error: unknown): boolean => error instanceof Error && "code"
  * Bytes of the files under `path`; fails when `path` itself cannot be read. With `settled`, the
  * totals of object directories unchanged since they were last measured are reused.
  */
-export const directorySize = (path: string, settled?: SettledDirectorySizes): Promise<number> =>
+export const directorySize = async (path: string, settled?: SettledDirectorySizes): Promise<number> =>
   sizeUnder(path, true, { settled, looked: 0 })
 
-const sizeUnder = async (path: string, top: boolean, state: WalkState): Promise<number> => {
+/**
+ * A number when known without waiting (an object directory, remembered or read at once: every one
+ * of the ~257 a push's measurement looks at), a promise when a walk had to yield: a promise and an
+ * `await` per directory cost more than the stat that settles most of them.
+ */
+const sizeUnder = (path: string, top: boolean, state: WalkState): number | Promise<number> => {
   const { settled } = state
   if (settled === undefined || !settled.applies(path)) return walk(path, top, state)
   const readAtMs = Date.now()
@@ -40,9 +45,15 @@ const sizeUnder = async (path: string, top: boolean, state: WalkState): Promise<
   const known = settled.lookup(path, info.mtimeMs)
   if (known !== undefined) return known
   // The mtime is read before the walk: a change during it moves the mtime, and is seen next time.
-  const bytes = filesUnder(path) ?? await walk(path, top, state)
-  settled.remember(path, info.mtimeMs, readAtMs, bytes)
-  return bytes
+  const files = filesUnder(path)
+  if (files !== undefined) {
+    settled.remember(path, info.mtimeMs, readAtMs, files)
+    return files
+  }
+  return walk(path, top, state).then((bytes) => {
+    settled.remember(path, info.mtimeMs, readAtMs, bytes)
+    return bytes
+  })
 }
 
 /**
@@ -80,7 +91,10 @@ const walk = async (path: string, top: boolean, state: WalkState): Promise<numbe
   for (const entry of entries) {
     if (++state.looked % ENTRIES_PER_TURN === 0) await nextTurn()
     const child = join(path, entry.name)
-    if (entry.isDirectory()) total += await sizeUnder(child, false, state)
+    if (entry.isDirectory()) {
+      const size = sizeUnder(child, false, state)
+      total += typeof size === "number" ? size : await size
+    }
     else if (entry.isFile()) total += lstatSync(child, { throwIfNoEntry: false })?.size ?? 0
   }
   return total

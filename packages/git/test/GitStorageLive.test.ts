@@ -238,7 +238,16 @@ for (const [readerLabel, directory, options] of readers) describe(`GitStorageLiv
         for (const name of ["nope", "feature", "light", "v1", second, "HEAD", "../../config", "a..b", ""]) {
           assert.deepStrictEqual(yield* repos.branchTip(location, name), Option.none(), name)
         }
+        // Names and commits from the ref files, loose or packed (annotated tags peeled).
+        assert.deepStrictEqual(yield* repos.branchNames(location), ["feature/x", "main"])
+        for (const ref of ["main", "v1", "refs/tags/v1", "light", "HEAD"]) {
+          assert.strictEqual((yield* repos.resolveCommit(location, ref)).id, second, `${ref}, packed: ${packed}`)
+        }
       }
+      // An annotated tag of a tree names no commit.
+      const tree = (yield* git(["rev-parse", "HEAD^{tree}"], work)).trim()
+      yield* git(["--git-dir", gitdir("gus", "app"), "-c", "user.name=T", "-c", "user.email=t@example.com", "tag", "-a", "-m", "a tree", "of-tree", tree])
+      assert.strictEqual((yield* Effect.flip(repos.resolveCommit(location, "of-tree")))._tag, "NotFound")
       assert.strictEqual((yield* Effect.flip(repos.branchTip({ owner: "gus", name: "missing" }, "main")))._tag, "NotFound")
 
       const text = (bytes: Option.Option<Uint8Array>) => Option.map(bytes, (b) => new TextDecoder().decode(b))

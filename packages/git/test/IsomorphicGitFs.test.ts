@@ -26,3 +26,35 @@ describe("isomorphicGitFs", () => {
     }
   })
 })
+
+describe("isomorphicGitFs reads small files synchronously, answering as Node's promise API does", () => {
+  it("gives the same contents, and the same failures, as fs.promises", async () => {
+    const sandbox = await GitSandbox.make()
+    try {
+      const small = sandbox.path("small.txt")
+      const large = sandbox.path("large.bin")
+      const text = "é ref: refs/heads/main\n"
+      await promises.writeFile(small, text)
+      // Past the synchronous bound: read through the promise API, whole.
+      const bytes = Buffer.alloc(300 * 1024, 7)
+      await promises.writeFile(large, bytes)
+      const fs = isomorphicGitFs.promises
+      assert.deepStrictEqual(await fs.readFile(small), Buffer.from(text))
+      assert.strictEqual(await fs.readFile(small, "utf8"), text)
+      assert.strictEqual(await fs.readFile(small, { encoding: "utf8" }), text)
+      assert.deepStrictEqual(await fs.readFile(large), bytes)
+      for (const path of [sandbox.path("missing"), sandbox.path("missing/below"), sandbox.path(".")]) {
+        const ours: unknown = await fs.readFile(path).catch((error: unknown) => error)
+        const nodes: unknown = await promises.readFile(path).catch((error: unknown) => error)
+        assert.instanceOf(ours, Error, path)
+        assert.strictEqual((ours as NodeJS.ErrnoException).code, (nodes as NodeJS.ErrnoException).code, path)
+      }
+      assert.strictEqual((await fs.stat(small)).size, Buffer.byteLength(text))
+      assert.isTrue((await fs.lstat(sandbox.path("."))).isDirectory())
+      const missing: unknown = await fs.lstat(sandbox.path("missing")).catch((error: unknown) => error)
+      assert.strictEqual((missing as NodeJS.ErrnoException).code, "ENOENT")
+    } finally {
+      await sandbox.dispose()
+    }
+  })
+})
