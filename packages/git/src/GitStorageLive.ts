@@ -47,11 +47,10 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
 const io = <A>(operation: string, run: () => Promise<A>) =>
   Effect.tryPromise({ try: run, catch: (error) => new GitStorageFailure({ operation, message: describe(error) }) })
 
-/** Bytes of the repository's packs and their indexes: what isomorphic-git may load of them. */
 /**
- * Bytes of the repository's packs and their indexes. Every read of a repository asks (to pick its
- * reader) and so does `open`: synchronously, a stat from the page cache each, where a promise per
- * call cost ~0.2 ms of the event loop's time on a repository read otherwise taking a few.
+ * Bytes of the repository's packs and their indexes: what isomorphic-git may load of them. Every
+ * read of a repository asks (to pick its reader): synchronously, a stat from the page cache per
+ * file, where a promise per call cost the event loop ~0.2 ms on a read otherwise taking a few.
  */
 const packBytes = (gitdir: string): number => {
   const directory = join(gitdir, "objects", "pack")

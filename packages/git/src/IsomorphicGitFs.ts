@@ -7,9 +7,9 @@
  *   object read. The probe is answered at once.
  * - Small files (loose objects, refs, `HEAD`, config) are read, and paths looked at, synchronously:
  *   from the page cache that takes a few µs, where a promise's open, stat, read and close cost the
- *   event loop ~0.2 ms per file (RefFiles.ts measured the same for ref files). A commit read after a
- *   push reads its object twice. Packs, and any file past SYNCHRONOUS_READ_BYTES, are read with the
- *   promise API, so that reading them never holds the event loop.
+ *   event loop ~0.2 ms per file (RefFiles.ts measured the same for ref files). Packs, and any file
+ *   past SYNCHRONOUS_READ_BYTES, are read with the promise API, so that reading them never holds
+ *   the event loop.
  *
  * The answers, failures included, are those of the promise API: a failed synchronous call is a
  * rejected promise.
