@@ -22,6 +22,10 @@ export interface DatabaseLocation {
   readonly databaseUrl?: string
 }
 
+/** The name of the server database at `location` (what its Postgres backends name); undefined when embedded. */
+export const serverDatabaseName = (location: DatabaseLocation): string | undefined =>
+  location.databaseUrl === undefined ? undefined : new URL(location.databaseUrl).pathname.slice(1)
+
 export interface BenchDatabase extends DatabaseLocation {
   readonly dispose: () => Promise<void>
 }

@@ -73,7 +73,7 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
         windows: settings.windows,
         windowSeconds: seconds / settings.windows
       })
-      const databaseName = database.databaseUrl === undefined ? undefined : new URL(database.databaseUrl).pathname.slice(1)
+      const databaseName = BenchDatabase.serverDatabaseName(database)
       const markdownLoad = (label: string, connections: number) =>
         withCpu(server.pid, databaseName, (onMeasuring) => runLoad(spec(label, connections), () => {}, onMeasuring))
 

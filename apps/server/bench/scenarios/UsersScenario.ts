@@ -70,7 +70,7 @@ const runOn = async (
     log(`[${kind}] ${notes[notes.length - 1]}`)
 
     const userPaths = names.map((name) => `/api/v1/users/${name}`)
-    const databaseName = database.databaseUrl === undefined ? undefined : new URL(database.databaseUrl).pathname.slice(1)
+    const databaseName = BenchDatabase.serverDatabaseName(database)
     const load = (label: string, server: ChildServer, paths: ReadonlyArray<string>, headers?: Record<string, string>) => {
       const spec: LoadSpec = {
         label,
