@@ -6,6 +6,7 @@
  */
 import * as ChildProcess from "node:child_process"
 import * as Os from "node:os"
+import * as ThreadCpu from "./ThreadCpu.ts"
 
 export interface LoadSpec {
   readonly label: string
@@ -28,8 +29,10 @@ export interface LoadSpec {
   /** A request body; every `{{n}}` becomes a token unique to the request, across loads too (so caches never answer). */
   readonly body?: string
   readonly connections: number
-  /** Load before the measured windows (JIT, pools, caches), not reported. */
+  /** Load before the measured windows (JIT, pools, caches), not reported: at least this long, longer until the server is steady. */
   readonly warmupSeconds: number
+  /** The server whose CPU per request tells when the warm-up is over (set by `runLoad` from its `watched`). */
+  readonly watchPid?: number
   readonly windows: number
   readonly windowSeconds: number
 }
@@ -62,8 +65,54 @@ export interface LoadResult {
   readonly drift: number
   /** CPU seconds the load generator itself used over the measured windows: it shares the machine's cores. */
   readonly generatorCpuSeconds: number
+  /** How long the warm-up ran: from `warmupSeconds` to six times it, until the server was steady. */
+  readonly warmedSeconds: number
   /** 1-minute load average of the machine before and after: other work skews the figures. */
   readonly loadAverage: { readonly before: number; readonly after: number }
+  /** Per window, the CPU one request cost the watched server and its database (when given and on Linux). */
+  readonly windowCpu?: ReadonlyArray<WindowCpu>
+}
+
+/**
+ * The server a load is aimed at, whose CPU is read at each window's end: a window slower than the
+ * others whose requests cost the same CPU waited for the machine, not for more work.
+ */
+export interface WatchedServer {
+  readonly pid: number
+  /** Picks the Postgres backends of its database; undefined when the database is in-process. */
+  readonly databaseName: string | undefined
+}
+
+/** CPU µs per request over one window. */
+export interface WindowCpu {
+  /** The server's main thread (its event loop), and all its threads. */
+  readonly serverMain: number
+  readonly serverAll: number
+  /** Postgres backends of the database; undefined when embedded. */
+  readonly database: number | undefined
+}
+
+interface CpuMark {
+  readonly server: ThreadCpu.ProcessCpu | undefined
+  readonly database: ReadonlyMap<string, number> | undefined
+}
+
+const markCpu = (watched: WatchedServer): CpuMark => ({
+  server: ThreadCpu.sampleProcess(watched.pid),
+  database: watched.databaseName === undefined ? undefined : ThreadCpu.sampleMatching(watched.databaseName)
+})
+
+const windowCpu = (before: CpuMark, after: CpuMark, requests: number): WindowCpu | undefined => {
+  if (before.server === undefined || after.server === undefined) return undefined
+  const server = ThreadCpu.processDelta(before.server, after.server)
+  const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, requests)
+  return {
+    serverMain: perRequest(server.get("main thread") ?? 0),
+    serverAll: perRequest([...server.values()].reduce((sum, seconds) => sum + seconds, 0)),
+    database: before.database === undefined || after.database === undefined
+      ? undefined
+      : perRequest(ThreadCpu.matchingDelta(before.database, after.database))
+  }
 }
 
 /** Messages between the driver and the worker. */
@@ -84,12 +133,14 @@ export const percentile = (sorted: ArrayLike<number>, p: number): number =>
 
 /**
  * Runs one load; `onWindow` sees each window as it closes, `onMeasuring` the end of the warm-up (the
- * moment to start sampling anything measured alongside).
+ * moment to start sampling anything measured alongside). With `watched`, the result has the CPU per
+ * request of each window.
  */
 export const runLoad = (
   spec: LoadSpec,
   onWindow: (stats: WindowStats) => void = () => {},
-  onMeasuring: () => void = () => {}
+  onMeasuring: () => void = () => {},
+  watched?: WatchedServer
 ): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
     const before = Os.loadavg()[0] ?? 0
@@ -98,6 +149,8 @@ export const runLoad = (
       execArgv: [],
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
+    let mark: CpuMark | undefined
+    const cpu: Array<WindowCpu | undefined> = []
     let settled = false
     const settle = (outcome: () => void) => {
       if (settled) return
@@ -107,12 +160,24 @@ export const runLoad = (
     }
     worker.on("message", (message) => {
       if (!isWorkerReply(message)) return
-      if (message.type === "measuring") onMeasuring()
-      else if (message.type === "window") onWindow(message.stats)
-      else if (message.type === "failed") settle(() => reject(new Error(`load ${spec.label}: ${message.message}`)))
-      else settle(() => resolve({ ...message.result, loadAverage: { before, after: Os.loadavg()[0] ?? 0 } }))
+      if (message.type === "measuring") {
+        if (watched !== undefined) mark = markCpu(watched)
+        onMeasuring()
+      } else if (message.type === "window") {
+        if (watched !== undefined && mark !== undefined) {
+          const now = markCpu(watched)
+          cpu.push(windowCpu(mark, now, message.stats.requests))
+          mark = now
+        }
+        onWindow(message.stats)
+      } else if (message.type === "failed") settle(() => reject(new Error(`load ${spec.label}: ${message.message}`)))
+      else {
+        const loadAverage = { before, after: Os.loadavg()[0] ?? 0 }
+        const measured = cpu.flatMap((window) => window === undefined ? [] : [window])
+        settle(() => resolve({ ...message.result, loadAverage, ...(measured.length === cpu.length && cpu.length > 0 ? { windowCpu: measured } : {}) }))
+      }
     })
     worker.once("exit", (code, signal) =>
       settle(() => reject(new Error(`load worker for ${spec.label} exited early (code ${code}, signal ${signal})`))))
-    worker.send({ type: "run", spec } satisfies WorkerRequest)
+    worker.send({ type: "run", spec: watched === undefined ? spec : { ...spec, watchPid: watched.pid } } satisfies WorkerRequest)
   })

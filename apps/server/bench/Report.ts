@@ -1,6 +1,7 @@
 /** Prints scenario reports as tables and keeps them as JSON under bench/results/. */
 import * as Fs from "node:fs"
 import * as Os from "node:os"
+import type { WindowCpu } from "./LoadGenerator.ts"
 import type { BenchSettings, ScenarioReport, TargetCheck } from "./Scenario.ts"
 
 const number = (value: number, digits: number): string =>
@@ -35,7 +36,15 @@ export const render = (report: ScenarioReport): string => {
         number(load.drift, 2),
         `${number(load.loadAverage.before, 1)}→${number(load.loadAverage.after, 1)}`
       ], widths))
-      lines.push(`    windows req/s: ${load.windows.map((window) => number(window.requestsPerSecond, 0)).join(" ")}`)
+      lines.push(`    windows req/s: ${load.windows.map((window) => number(window.requestsPerSecond, 0)).join(" ")}` +
+        ` (after ${number(load.warmedSeconds, 0)} s of warm-up)`)
+      if (load.windowCpu !== undefined) {
+        const series = (pick: (window: WindowCpu) => number | undefined) =>
+          load.windowCpu?.map((window) => { const value = pick(window); return value === undefined ? "-" : number(value, 0) }).join(" ")
+        lines.push(`    windows CPU µs per request: server ${series((window) => window.serverAll)}` +
+          ` (main thread ${series((window) => window.serverMain)})` +
+          (load.windowCpu.some((window) => window.database !== undefined) ? `, Postgres ${series((window) => window.database)}` : ""))
+      }
     }
     lines.push("", row(["ratio", "req/s", "p99"], [70, 6, 6]))
     for (const comparison of database.comparisons) {

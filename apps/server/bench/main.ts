@@ -47,7 +47,8 @@ const usage = `pnpm bench -- [options]
   --db <which>          embedded | postgres | both (default both)
   --seconds <n>         measured seconds per load (default 60)
   --windows <n>         consecutive windows per load (default 6)
-  --warmup <n>          unmeasured seconds before each load (default 10)
+  --warmup <n>          unmeasured seconds before each load (default 10), longer (up to 6×) until
+                        the server's CPU per request holds steady
   --connections <n>     concurrent connections (default 64)
   --users <n>           users to seed (default 10000)
   --git-rounds <n>      push and fetch rounds of the git scenario's CPU per operation (default 20;

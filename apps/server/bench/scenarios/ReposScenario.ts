@@ -128,7 +128,8 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
         windowSeconds: settings.seconds / settings.windows
       }, (window) =>
         log(`[${kind}]   window ${window.index + 1}: ${window.requestsPerSecond.toFixed(0)} req/s, ` +
-          `p50 ${window.p50Ms.toFixed(2)} ms, p99 ${window.p99Ms.toFixed(2)} ms`))
+          `p50 ${window.p50Ms.toFixed(2)} ms, p99 ${window.p99Ms.toFixed(2)} ms`), () => {},
+        { pid: server.pid, databaseName: BenchDatabase.serverDatabaseName(database) })
     }
 
     started = performance.now()

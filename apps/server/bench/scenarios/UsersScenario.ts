@@ -82,14 +82,14 @@ const runOn = async (
         windowSeconds: settings.seconds / settings.windows,
         ...(headers === undefined ? {} : { headers })
       }
-      log(`[${kind}] ${label}: ${settings.warmupSeconds} s warm-up, ${settings.windows} × ${spec.windowSeconds} s`)
+      log(`[${kind}] ${label}: ${settings.warmupSeconds} s warm-up or more, ${settings.windows} × ${spec.windowSeconds} s`)
       return withCpu(server.pid, databaseName, (onMeasuring) =>
         runLoad(spec, (window) =>
           log(
             `[${kind}]   window ${window.index + 1}: ${window.requestsPerSecond.toFixed(0)} req/s, ` +
               `p50 ${window.p50Ms.toFixed(2)} ms, p99 ${window.p99Ms.toFixed(2)} ms` +
               (window.non2xx + window.errors > 0 ? `, ${window.non2xx} non-2xx, ${window.errors} errors` : "")
-          ), onMeasuring))
+          ), onMeasuring, { pid: server.pid, databaseName }))
     }
 
     const nodeFlags = settings.cpuProfileDir === undefined
