@@ -27,6 +27,8 @@ export interface GitStreamRequest {
   readonly protocol: string | undefined
   /** Who pushes (an account id; none for a deploy key). */
   readonly pusher: number | undefined
+  /** The access decision's token for a push, handed back to `writeSection` (PushTarget.grant). */
+  readonly grant?: object | undefined
   /** What the client sends; its end ends git's input. */
   readonly input: Readable
   /** Git's standard output and error, to the client; neither is ended here. */
@@ -131,7 +133,7 @@ export const makeGitStreams = (options: GitStreamsOptions) => {
   const receivePack = async (request: GitStreamRequest): Promise<number> => {
     const failed: Array<unknown> = []
     let code = 128
-    await writeSection({ owner: request.owner, repo: request.repo, path: request.path }, async () => {
+    await writeSection({ owner: request.owner, repo: request.repo, path: request.path, grant: request.grant }, async () => {
       // In the section nothing else pushes here, so the difference is exactly this push.
       const before = await refsOf(request.path)
       try {

@@ -48,8 +48,12 @@ export interface GitAccessRequest {
 }
 
 export type GitAccessDecision =
-  /** `pusher`: the account id a push is made by, handed to `afterPush`. */
-  | { readonly kind: "allowed"; readonly path: string; readonly pusher?: number | undefined }
+  /**
+   * `pusher`: the account id a push is made by, handed to `afterPush`. `grant`: the caller's own
+   * token for what it decided on (the repository it read), handed back to `writeSection` with the
+   * push it allowed.
+   */
+  | { readonly kind: "allowed"; readonly path: string; readonly pusher?: number | undefined; readonly grant?: object | undefined }
   | { readonly kind: "unauthorized" }
   /** A signed-in account refused before anything else (401 with `message`, and no challenge). */
   | { readonly kind: "account-refused"; readonly message: string }
@@ -79,6 +83,8 @@ export interface PushTarget {
   readonly owner: string
   readonly repo: string
   readonly path: string
+  /** The `grant` of the decision that allowed the push, when it had one. */
+  readonly grant?: object | undefined
 }
 
 export interface SmartHttpOptions {
@@ -466,10 +472,11 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     route: SmartHttpRoute,
     path: string,
     protocol: string | undefined,
-    pusher: number | undefined
+    pusher: number | undefined,
+    grant: object | undefined
   ) => {
     const failed: Array<unknown> = []
-    await writeSection({ owner: route.owner, repo: route.repo, path }, async () => {
+    await writeSection({ owner: route.owner, repo: route.repo, path, grant }, async () => {
       // In the section nothing else pushes here, so the difference is exactly this push.
       const before = await snapshotOf(path)
       try {
@@ -552,7 +559,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         ? uploadPackWhole(req, res, route, decision.path, protocol)
         : exchange(req, res, route, service, decision.path, protocol)
     }
-    return receivePack(req, res, route, decision.path, protocol, decision.pusher)
+    return receivePack(req, res, route, decision.path, protocol, decision.pusher, decision.grant)
   }
 
   /** `clientAddress`: the client as a trusted reverse proxy named it; the connection's peer when absent. */

@@ -15,6 +15,11 @@ import type { Push, PushTarget } from "@kiln/git"
 import { makeHookPayloads } from "../webhooks/HookPayloads.ts"
 
 export interface GitPushes {
+  /**
+   * A token for the repository an access decision read, to go with the push it allowed
+   * (`PushTarget.grant`): the push's write section then reads no row of its own.
+   */
+  readonly grantFor: (target: OwnedRepository) => object
   /** Runs a push as its repository's write section. A repository without a row has no table to keep. */
   readonly writeSection: <A>(target: PushTarget, push: () => Promise<A>) => Promise<A>
   /** The follow-up of a push that changed refs, inside its write section. */
@@ -33,11 +38,22 @@ export const make = Effect.gen(function*() {
 
   /** The repository each write section of this process is for, by path: its push's follow-up reads no row again. */
   const sections = new Map<string, OwnedRepository>()
+  /** The rows access decisions read, by their tokens; a token the transport drops takes its row with it. */
+  const granted = new WeakMap<object, OwnedRepository>()
+
+  const grantFor = (target: OwnedRepository): object => {
+    const token = {}
+    granted.set(token, target)
+    return token
+  }
 
   const writeSection = <A>(target: PushTarget, push: () => Promise<A>): Promise<A> =>
     run(Effect.gen(function*() {
       const pushing = Effect.tryPromise({ try: push, catch: (error) => error })
-      const found = yield* store.find(target.owner, target.repo)
+      const decided = target.grant === undefined ? undefined : granted.get(target.grant)
+      // The decision read the row a moment ago, for this very request; the section re-reads what it
+      // writes (Repositories.recordPush) under the repository's lock.
+      const found = decided === undefined ? yield* store.find(target.owner, target.repo) : Option.some(decided)
       if (Option.isNone(found)) return yield* Effect.result(pushing)
       const held = Effect.acquireUseRelease(
         Effect.sync(() => sections.set(target.path, found.value)),
@@ -72,5 +88,5 @@ export const make = Effect.gen(function*() {
       yield* webhookEvents.emitBuilt({ repositoryId: repository.id, ownerId: owned.owner.id }, events)
     })
 
-  return { writeSection, afterPush: (push: Push) => run(afterPush(push)) } satisfies GitPushes
+  return { grantFor, writeSection, afterPush: (push: Push) => run(afterPush(push)) } satisfies GitPushes
 })

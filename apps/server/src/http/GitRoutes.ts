@@ -106,7 +106,12 @@ export const make = Effect.gen(function*() {
       switch (decision.kind) {
         case "allowed": {
           const path = repositoryPath(root, { owner: decision.target.owner.name, name: decision.target.repository.name })
-          return { kind: "allowed", path, pusher: Option.getOrUndefined(Option.map(decision.pusher, (user) => user.id)) } as const
+          return {
+            kind: "allowed",
+            path,
+            pusher: Option.getOrUndefined(Option.map(decision.pusher, (user) => user.id)),
+            grant: request.service === "git-receive-pack" ? pushes.grantFor(decision.target) : undefined
+          } as const
         }
         case "forbidden":
           return { kind: "forbidden", message: smartHttpRefusal(decision.reason) } as const

@@ -125,6 +125,7 @@ export const make = Effect.gen(function*() {
         onNone: () => identity.caller._tag === "DeployKey" && operation === "write" ? target.owner.id : undefined,
         onSome: (user) => user.id
       }),
+      grant: operation === "write" ? pushes.grantFor(target) : undefined,
       ...streams
     })
     outcome(code === 0 ? "success" : "failure")
