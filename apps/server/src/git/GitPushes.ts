@@ -5,7 +5,7 @@
  * the branch table and the push's webhook deliveries.
  */
 import { Cause, Effect, Option, Result } from "effect"
-import { Branches } from "@kiln/domain/git/Branches"
+import { Branches, type ChangeSection } from "@kiln/domain/git/Branches"
 import { Repositories } from "@kiln/domain/repo/Repositories"
 import type { OwnedRepository } from "@kiln/domain/repo/Repository"
 import { RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
@@ -36,8 +36,11 @@ export const make = Effect.gen(function*() {
   const services = yield* Effect.context<never>()
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
 
-  /** The repository each write section of this process is for, by path: its push's follow-up reads no row again. */
-  const sections = new Map<string, OwnedRepository>()
+  /**
+   * The repository each write section of this process is for, by path, and what the section found
+   * as it began: its push's follow-up reads neither again.
+   */
+  const sections = new Map<string, { readonly owned: OwnedRepository; readonly section: ChangeSection }>()
   /** The rows access decisions read, by their tokens; a token the transport drops takes its row with it. */
   const granted = new WeakMap<object, OwnedRepository>()
 
@@ -55,11 +58,12 @@ export const make = Effect.gen(function*() {
       // writes (Repositories.recordPush) under the repository's lock.
       const found = decided === undefined ? yield* store.find(target.owner, target.repo) : Option.some(decided)
       if (Option.isNone(found)) return yield* Effect.result(pushing)
-      const held = Effect.acquireUseRelease(
-        Effect.sync(() => sections.set(target.path, found.value)),
-        () => pushing,
-        () => Effect.sync(() => sections.delete(target.path))
-      )
+      const held = (section: ChangeSection) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => sections.set(target.path, { owned: found.value, section })),
+          () => pushing,
+          () => Effect.sync(() => sections.delete(target.path))
+        )
       return yield* Effect.result(branches.changeSection(found.value, held))
     })).then((result) => Result.isSuccess(result) ? result.success : Promise.reject(result.failure))
 
@@ -71,11 +75,11 @@ export const make = Effect.gen(function*() {
   const afterPush = (push: Push) =>
     Effect.gen(function*() {
       const held = sections.get(push.path)
-      const found = held === undefined ? yield* store.find(push.owner, push.repo) : Option.some(held)
+      const found = held === undefined ? yield* store.find(push.owner, push.repo) : Option.some(held.owned)
       if (Option.isNone(found)) return
       const repository = yield* repositories.recordPush(found.value.repository.id).pipe(Effect.orDie)
       const owned = { ...found.value, repository }
-      yield* branches.recordPush(owned, push.updates)
+      yield* branches.recordPush(owned, push.updates, held?.section)
       const events = Effect.gen(function*() {
         const pusher = push.pusher === undefined ? Option.none() : yield* users.findById(push.pusher)
         if (Option.isNone(pusher)) return []

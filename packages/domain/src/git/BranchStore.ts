@@ -19,9 +19,10 @@ export class BranchStore extends Context.Service<BranchStore, {
   readonly syncState: (repositoryId: number) => Effect.Effect<{ readonly hasAny: boolean; readonly pending: boolean }>
   /**
    * Marks the table as possibly behind git, outside a transaction so the mark holds before the git
-   * step; true when a mark was there already (left behind by a section that did not finish).
+   * step. `leftBehind`: a mark was there already (left by a section that did not finish); `hasAny`:
+   * whether any branch was recorded then (one statement).
    */
-  readonly markPending: (repositoryId: number) => Effect.Effect<boolean>
+  readonly markPending: (repositoryId: number) => Effect.Effect<{ readonly leftBehind: boolean; readonly hasAny: boolean }>
   readonly clearPending: (repositoryId: number) => Effect.Effect<void>
   /** The repositories marked, oldest mark first. */
   readonly pending: () => Effect.Effect<ReadonlyArray<number>>

@@ -99,15 +99,25 @@ export class Branches extends Context.Service<Branches, {
    * Runs `change` (git steps that change refs, then `recordPush` for them) as the repository's
    * write section, with the table marked pending until `change` succeeds; a mark found at the start
    * (left by a section that never finished) makes the section re-read every branch afterwards.
+   * `change` is given what the section found as it began.
    */
-  readonly changeSection: <A, E, R>(repository: OwnedRepository, change: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  /** Inside `changeSection`, after a push: records what the pushed branch refs now hold (tags are not recorded). */
-  readonly recordPush: (repository: OwnedRepository, updates: ReadonlyArray<RefUpdate>) => Effect.Effect<void>
+  readonly changeSection: <A, E, R>(repository: OwnedRepository, change: (section: ChangeSection) => Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Inside `changeSection`, after a push: records what the pushed branch refs now hold (tags are not
+   * recorded). Without the `section`, the table is asked whether it holds any branch.
+   */
+  readonly recordPush: (repository: OwnedRepository, updates: ReadonlyArray<RefUpdate>, section?: ChangeSection) => Effect.Effect<void>
   /** Re-reads every branch from git (after repository creation, or when the table was lost). */
   readonly resync: (repository: OwnedRepository) => Effect.Effect<void>
   /** Re-reads the repositories whose mark was left behind and whose section is free; how many. */
   readonly healPending: Effect.Effect<number>
 }>()("@kiln/domain/git/Branches") {}
+
+/** What a write section found as it began; nothing but the section writes the table until it ends. */
+export interface ChangeSection {
+  /** Whether the table held any branch: a table without one is re-read whole once git is done. */
+  readonly hadBranches: boolean
+}
 
 const locationOf = (owned: OwnedRepository): RepositoryLocation => ({ owner: owned.owner.name, name: owned.repository.name })
 
@@ -165,9 +175,10 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore | Repo
       })
 
     /** Inside the section: records what git holds for each named branch now (a missing branch is forgotten). */
-    const recordBranches = (owned: OwnedRepository, names: ReadonlyArray<string>) =>
+    const recordBranches = (owned: OwnedRepository, names: ReadonlyArray<string>, section: ChangeSection | undefined) =>
       Effect.gen(function*() {
-        if (!(yield* store.hasAny(owned.repository.id))) return yield* resyncUnlocked(owned)
+        const hadBranches = section === undefined ? yield* store.hasAny(owned.repository.id) : section.hadBranches
+        if (!hadBranches) return yield* resyncUnlocked(owned)
         const location = locationOf(owned)
         const verify = verifier(location)
         for (const name of names) {
@@ -177,11 +188,11 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore | Repo
         }
       })
 
-    const changeSection = <A, E, R>(owned: OwnedRepository, change: Effect.Effect<A, E, R>) =>
+    const changeSection = <A, E, R>(owned: OwnedRepository, change: (section: ChangeSection) => Effect.Effect<A, E, R>) =>
       locked(owned.repository.id)(Effect.gen(function*() {
         const id = owned.repository.id
-        const leftBehind = yield* store.markPending(id)
-        const result = yield* change
+        const { leftBehind, hasAny } = yield* store.markPending(id)
+        const result = yield* change({ hadBranches: hasAny })
         if (leftBehind) yield* resyncUnlocked(owned)
         yield* store.clearPending(id)
         return result
@@ -289,14 +300,14 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore | Repo
           yield* requireChangeable(target)
           yield* ensureSynced(target)
           const source = yield* sourceCommit(target, input)
-          yield* changeSection(target, Effect.gen(function*() {
+          yield* changeSection(target, (section) => Effect.gen(function*() {
             yield* git.createBranch(locationOf(target), input.newBranchName, source.id).pipe(
               Effect.catchTag("AlreadyExists", () => Effect.fail(new AlreadyExists({ message: BRANCH_EXISTS_MESSAGE }))),
               Effect.catchTag("Invalid", () => Effect.fail(new Invalid({ field: "BranchName", message: "[BranchName]: GitRefName" }))),
               // The source commit was just read: it cannot be missing unless the repository vanished.
               Effect.catchTag("NotFound", (error) => Effect.die(error))
             )
-            yield* recordBranches(target, [input.newBranchName])
+            yield* recordBranches(target, [input.newBranchName], section)
           }))
           return yield* findRecorded(target, input.newBranchName).pipe(Effect.orDie)
         }),
@@ -308,23 +319,23 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore | Repo
           yield* ensureSynced(target)
           if (name === target.repository.defaultBranch) return yield* new Forbidden({ message: DEFAULT_BRANCH_MESSAGE })
           const missing = new NotFound({ message: branchMissingMessage(name) })
-          yield* changeSection(target, Effect.gen(function*() {
+          yield* changeSection(target, (section) => Effect.gen(function*() {
             yield* git.deleteBranch(locationOf(target), name).pipe(
               Effect.catchTag("NotFound", () => Effect.fail(missing)),
               Effect.catchTag("Invalid", () => Effect.fail(missing)),
               // Moved by a push between reading and deleting: the push won; the branch is not what was asked for.
               Effect.catchTag("Conflict", () => Effect.fail(missing))
             )
-            yield* recordBranches(target, [name])
+            yield* recordBranches(target, [name], section)
           }))
         }),
 
-      recordPush: (repository, updates) => {
+      recordPush: (repository, updates, section) => {
         const names = updates.flatMap((update) => {
           const name = branchNameOf(update.ref)
           return name === undefined ? [] : [name]
         })
-        return names.length === 0 ? Effect.void : recordBranches(repository, names)
+        return names.length === 0 ? Effect.void : recordBranches(repository, names, section)
       },
 
       changeSection,

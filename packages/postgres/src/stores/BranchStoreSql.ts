@@ -110,8 +110,12 @@ export const layer = Layer.effect(
           Effect.orDie
         ),
       markPending: (repositoryId) =>
-        sql`INSERT INTO branch_sync_pending (repo_id) VALUES (${repositoryId}) ON CONFLICT (repo_id) DO NOTHING RETURNING repo_id`.pipe(
-          Effect.map((inserted) => inserted.length === 0),
+        sql<{ left_behind: boolean; has_any: boolean }>`WITH marked AS (
+            INSERT INTO branch_sync_pending (repo_id) VALUES (${repositoryId}) ON CONFLICT (repo_id) DO NOTHING RETURNING repo_id
+          )
+          SELECT NOT EXISTS (SELECT 1 FROM marked) AS left_behind,
+            EXISTS (SELECT 1 FROM branches WHERE repo_id = ${repositoryId}) AS has_any`.pipe(
+          Effect.map(([row]) => ({ leftBehind: row?.left_behind === true, hasAny: row?.has_any === true })),
           Effect.orDie
         ),
       clearPending: (repositoryId) =>

@@ -93,15 +93,18 @@ layer(Stores, { timeout: "120 seconds" })("git stores on a database", (it) => {
       const store = yield* BranchStore
       const one = yield* repository
       const two = yield* repository
-      assert.isFalse(yield* store.markPending(one))
+      assert.deepStrictEqual(yield* store.markPending(one), { leftBehind: false, hasAny: false })
       assert.isTrue((yield* store.syncState(one)).pending)
       assert.isFalse((yield* store.syncState(two)).pending)
       // A section that never cleared its mark: the next one finds it.
-      assert.isTrue(yield* store.markPending(one))
+      assert.deepStrictEqual(yield* store.markPending(one), { leftBehind: true, hasAny: false })
       assert.include(yield* store.pending(), one)
       yield* store.clearPending(one)
       assert.isFalse((yield* store.syncState(one)).pending)
-      assert.isFalse(yield* store.markPending(one))
+      // The mark reads whether the table holds any branch of that repository alone.
+      yield* store.put(one, branch("main", 100))
+      assert.deepStrictEqual(yield* store.markPending(one), { leftBehind: false, hasAny: true })
+      assert.deepStrictEqual(yield* store.markPending(two), { leftBehind: false, hasAny: false })
     }))
 
   it.effect("numbers statuses per commit from 1, also when inserted concurrently", () =>
