@@ -54,4 +54,4 @@ export const withCpu = async (
 
 /** The server's CPU seconds over every thread group. */
 export const serverSeconds = (measured: CpuDuringLoad): number | undefined =>
-  measured.server === undefined ? undefined : [...measured.server.values()].reduce((sum, seconds) => sum + seconds, 0)
+  measured.server === undefined ? undefined : ThreadCpu.totalSeconds(measured.server)

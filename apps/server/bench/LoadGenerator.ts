@@ -108,7 +108,7 @@ const windowCpu = (before: CpuMark, after: CpuMark, requests: number): WindowCpu
   const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, requests)
   return {
     serverMain: perRequest(server.get("main thread") ?? 0),
-    serverAll: perRequest([...server.values()].reduce((sum, seconds) => sum + seconds, 0)),
+    serverAll: perRequest(ThreadCpu.totalSeconds(server)),
     database: before.database === undefined || after.database === undefined
       ? undefined
       : perRequest(ThreadCpu.matchingDelta(before.database, after.database))

@@ -72,6 +72,9 @@ export const sampleProcess = (pid: number): ProcessCpu | undefined => {
   return seconds
 }
 
+/** CPU seconds over every thread group. */
+export const totalSeconds = (cpu: ProcessCpu): number => [...cpu.values()].reduce((sum, seconds) => sum + seconds, 0)
+
 /** `after` minus `before`, per group; threads that started in between count from zero. */
 export const processDelta = (before: ProcessCpu, after: ProcessCpu): ProcessCpu =>
   new Map([...after].map(([group, seconds]) => [group, seconds - (before.get(group) ?? 0)]))

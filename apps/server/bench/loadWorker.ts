@@ -153,7 +153,7 @@ const isSteady = (figures: ReadonlyArray<number>): boolean => {
 
 const processSeconds = (pid: number): number | undefined => {
   const cpu = ThreadCpu.sampleProcess(pid)
-  return cpu === undefined ? undefined : [...cpu.values()].reduce((sum, seconds) => sum + seconds, 0)
+  return cpu === undefined ? undefined : ThreadCpu.totalSeconds(cpu)
 }
 
 /** Runs the warm-up until the server is steady; resolves with its length in seconds. */

@@ -35,7 +35,6 @@ const HELD: MixedWorkload.HeldLimits = { apiP99Ms: 200, pullP99Ms: 500, pushP99M
 /** The ramp stops here whatever happens: 2 × the goal. */
 const MOST_USERS = 100_000
 
-const totalSeconds = (cpu: ThreadCpu.ProcessCpu): number => [...cpu.values()].reduce((sum, seconds) => sum + seconds, 0)
 
 const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, log: (line: string) => void): Promise<DatabaseReport> => {
   if (kind !== "postgres") {
@@ -95,7 +94,7 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
       const cores = targets.map((server, index) => {
         const was = before[index]
         const now = ThreadCpu.sampleProcess(server.pid)
-        return was === undefined || now === undefined ? undefined : totalSeconds(ThreadCpu.processDelta(was, now)) / elapsed
+        return was === undefined || now === undefined ? undefined : ThreadCpu.totalSeconds(ThreadCpu.processDelta(was, now)) / elapsed
       })
       const cpuText = cores.map((used, index) => `process ${index + 1} ${used === undefined ? "n/a" : used.toFixed(2)}`).join(", ")
       notes.push(`${label}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(2)} ms; CPU cores used: ${cpuText}`)

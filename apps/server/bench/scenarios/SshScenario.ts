@@ -17,7 +17,7 @@ import type { ChildServer } from "../ChildServer.ts"
 import { freePort } from "../FreePort.ts"
 import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { below, type BenchSettings, type DatabaseReport, type Scenario, type TargetCheck } from "../Scenario.ts"
-import { processDelta, sampleProcess } from "../ThreadCpu.ts"
+import { processDelta, sampleProcess, totalSeconds } from "../ThreadCpu.ts"
 import { generate, gitEnv } from "./GitScenario.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
@@ -177,7 +177,7 @@ const runOn = async (
     log(`[${kind}] clone: Kiln ${median(kilnClones).toFixed(0)} ms, sshd ${median(sshdClones).toFixed(0)} ms (×${cloneRatio.toFixed(2)})`)
     const cpu = cpuBefore === undefined || cpuAfter === undefined
       ? undefined
-      : [...processDelta(cpuBefore, cpuAfter).values()].reduce((sum, seconds) => sum + seconds, 0)
+      : totalSeconds(processDelta(cpuBefore, cpuAfter))
 
     // Pushes of the whole history into fresh repositories through each server.
     const kilnPushes: Array<number> = []
