@@ -84,7 +84,7 @@ class NoRoomError extends Error {
 /**
  * Runs git with its stdout going to `file`, each step of it reserved in `space` first; resolves
  * with the bytes granted, fails with git's stderr when it exits non-zero, and with NoRoomError
- * (git stopped, its reservation given back) when the cache has no room.
+ * (git stopped, its partial file removed, then its reservation given back) when the cache has no room.
  */
 const gitToFile = (
   gitBinary: string,
@@ -126,8 +126,11 @@ const gitToFile = (
       if (failed) return
       failed = true
       child.kill("SIGKILL")
-      space.release(granted)
-      reject(error)
+      // The space goes back only once the partial file is gone: until then its bytes are on disk.
+      void rm(file, { force: true }).catch(() => undefined).finally(() => {
+        space.release(granted)
+        reject(error)
+      })
     }
     done.catch(fail)
     child.on("error", fail)
@@ -184,18 +187,19 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
         entry.started = true
         await mkdir(dirname(file), { recursive: true })
         const temporary = stagingPath(file)
+        // Held until the archive is renamed into place, or until its file is gone.
+        let held = 0
         try {
-          const granted = format === "bundle"
+          held = format === "bundle"
             ? await writeBundle(gitBinary, gitdir, commitId, temporary, space)
             : await gitToFile(gitBinary, ["--git-dir", gitdir, "archive", `--format=${format}`, `--prefix=${prefix}/`, commitId], temporary, space)
           const { size } = await stat(temporary)
-          await rename(temporary, file).catch((error: unknown) => {
-            space.release(granted)
-            throw error
-          })
-          space.finish(granted, size)
+          await rename(temporary, file)
+          space.finish(held, size)
+          held = 0
         } finally {
           await rm(temporary, { force: true })
+          space.release(held)
         }
       }, entry.cancel.signal)
 
