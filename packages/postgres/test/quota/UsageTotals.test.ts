@@ -353,9 +353,12 @@ layer(Stores.pipe(Layer.provideMerge(Database)), { timeout: "600 seconds" })("us
       yield* Effect.promise(() =>
         fc.assert(fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 60 }), runSteps), { numRuns: 40 }))
       // A purge of an account that holds something, written out: drawn at random, the purge came
-      // only when the account held nothing in a whole CI run once (40 runs, 16 kinds of step).
+      // only when the account held nothing in a whole CI run once (40 runs, 16 kinds of step). The
+      // first purge leaves a fresh account, where the upload cannot find its file already there
+      // (with 0 bytes, it once did: the second purge then moved nothing).
       yield* Effect.promise(() =>
         runSteps([
+          { _tag: "deleteAccount" },
           { _tag: "upload", owner: 2, name: 0, version: 0, file: 0, size: 100 },
           { _tag: "deleteAccount" }
         ])
