@@ -35,7 +35,6 @@ const HELD: MixedWorkload.HeldLimits = { apiP99Ms: 200, pullP99Ms: 500, pushP99M
 /** The ramp stops here whatever happens: 2 × the goal. */
 const MOST_USERS = 100_000
 
-
 const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, log: (line: string) => void): Promise<DatabaseReport> => {
   if (kind !== "postgres") {
     return {
