@@ -9,8 +9,15 @@
  * A total is remembered only when the mtime read before the walk was already in the past by more
  * than the file system's clock granularity: a change made during or after the walk in the same
  * clock tick would otherwise leave the mtime as it was.
+ *
+ * A loose-object directory that did change is read again, but the size of each file it held is
+ * remembered by name: a loose object is named by its content's hash, git writes it once (it checks
+ * for the object, in packs too, before writing, and only freshens its time when found), and gc
+ * removes it whole. So only the names new since the last read are stat'ed: a push's measurement
+ * stats the few objects it wrote, not every object in the directories it wrote to.
  */
 const objectDirectory = /[\\/]objects[\\/](?:[0-9a-f]{2}|pack)$/
+const looseObjectDirectory = /[\\/]objects[\\/][0-9a-f]{2}$/
 
 /**
  * A time with a sub-second part comes from a file system that keeps nanoseconds, stamped from the
@@ -24,13 +31,24 @@ const COARSE_SETTLED_AFTER_MS = 3_000
 /** How long after `mtimeMs` no change can still leave it as it is. */
 const settledAfterMs = (mtimeMs: number): number => mtimeMs % 1_000 === 0 ? COARSE_SETTLED_AFTER_MS : FINE_SETTLED_AFTER_MS
 
+/** File sizes by name in one loose-object directory. */
+export type FileSizes = ReadonlyMap<string, number>
+
 export class SettledDirectorySizes {
   private readonly totals = new Map<string, { readonly mtimeMs: number; readonly bytes: number }>()
   private readonly maxEntries: number
+  private readonly files = new Map<string, FileSizes>()
+  private filesHeld = 0
+  private readonly maxFiles: number
 
-  /** `maxEntries`: directories remembered, the least recently used forgotten first (~257 per repository). */
-  constructor(maxEntries = 65_536) {
+  /**
+   * `maxEntries`: directories whose totals are remembered (~257 per repository); `maxFiles`: file
+   * sizes remembered by name, over all loose-object directories (~100 bytes each). The least recently
+   * used are forgotten first.
+   */
+  constructor(maxEntries = 65_536, maxFiles = 65_536) {
     this.maxEntries = maxEntries
+    this.maxFiles = maxFiles
   }
 
   /** Whether `path` is an object directory whose total can be remembered. */
@@ -64,10 +82,39 @@ export class SettledDirectorySizes {
     }
   }
 
+  /** The sizes of the files last read in `path` by name, when it is a loose-object directory read before. */
+  filesOf(path: string): FileSizes | undefined {
+    return this.files.get(path)
+  }
+
+  /** Remembers the sizes of the files now in the loose-object directory `path` (none for other directories). */
+  rememberFiles(path: string, sizes: FileSizes): void {
+    if (!looseObjectDirectory.test(path)) return
+    this.dropFiles(path)
+    if (sizes.size > this.maxFiles) return
+    this.files.set(path, sizes)
+    this.filesHeld += sizes.size
+    while (this.filesHeld > this.maxFiles) {
+      const oldest = this.files.keys().next()
+      if (oldest.done === true) break
+      this.dropFiles(oldest.value)
+    }
+  }
+
   /** Forgets everything under `prefix` (a repository removed or moved). */
   forgetUnder(prefix: string): void {
     for (const path of this.totals.keys()) {
       if (path.startsWith(prefix)) this.totals.delete(path)
     }
+    for (const path of this.files.keys()) {
+      if (path.startsWith(prefix)) this.dropFiles(path)
+    }
+  }
+
+  private dropFiles(path: string): void {
+    const held = this.files.get(path)
+    if (held === undefined) return
+    this.files.delete(path)
+    this.filesHeld -= held.size
   }
 }

@@ -85,6 +85,53 @@ describe("directorySize with settled object directories", () => {
     assert.strictEqual(await directorySize(gitdir, settled), 22)
   })
 
+  it("stats only the new names of a loose-object directory that changed, and every file again once a name is gone", async () => {
+    const gitdir = sandbox.path("names.git")
+    const fanOut = join(gitdir, "objects", "cd")
+    await mkdir(fanOut, { recursive: true })
+    const object = (n: number) => `${String(n).padStart(2, "0")}${"e".repeat(36)}`
+    await writeFile(join(fanOut, object(1)), "x".repeat(100))
+    await writeFile(join(fanOut, "tmp_obj_AbCdEf"), "t".repeat(5))
+    const settled = new SettledDirectorySizes()
+    assert.strictEqual(await directorySize(gitdir, settled), 105)
+
+    // Rewritten in place (git never does this to an object): its size was taken from what was
+    // remembered, while the temporary file, which git is still writing, was read again.
+    await writeFile(join(fanOut, object(1)), "x".repeat(10))
+    await writeFile(join(fanOut, "tmp_obj_AbCdEf"), "t".repeat(9))
+    await writeFile(join(fanOut, object(2)), "y".repeat(20))
+    assert.strictEqual(await directorySize(gitdir, settled), 100 + 9 + 20)
+
+    // A name gone (gc pruned it): every file is read again.
+    await rm(join(fanOut, object(2)))
+    assert.strictEqual(await directorySize(gitdir, settled), 10 + 9)
+    assert.strictEqual(await directorySize(gitdir), 10 + 9)
+  })
+
+  it("holds at most its bound of file sizes, forgetting the least recently read directories first", () => {
+    const settled = new SettledDirectorySizes(16, 3)
+    const sizes = (...names: Array<string>) => new Map(names.map((name) => [name, 1]))
+    settled.rememberFiles("/r/a.git/objects/aa", sizes("1", "2"))
+    settled.rememberFiles("/r/a.git/objects/bb", sizes("3"))
+    assert.strictEqual(settled.filesOf("/r/a.git/objects/aa")?.size, 2)
+    settled.rememberFiles("/r/a.git/objects/cc", sizes("4"))
+    assert.isUndefined(settled.filesOf("/r/a.git/objects/aa"))
+    assert.strictEqual(settled.filesOf("/r/a.git/objects/bb")?.size, 1)
+    // Read again, a directory's sizes replace what it held, and it is the most recently read.
+    settled.rememberFiles("/r/a.git/objects/bb", sizes("3", "5"))
+    assert.strictEqual(settled.filesOf("/r/a.git/objects/bb")?.size, 2)
+    settled.rememberFiles("/r/a.git/objects/ee", sizes("6"))
+    assert.isUndefined(settled.filesOf("/r/a.git/objects/cc"))
+    assert.strictEqual(settled.filesOf("/r/a.git/objects/bb")?.size, 2)
+    // More than the bound in one directory, the pack directory, and a removed repository: nothing kept.
+    settled.rememberFiles("/r/b.git/objects/dd", sizes("1", "2", "3", "4"))
+    assert.isUndefined(settled.filesOf("/r/b.git/objects/dd"))
+    settled.rememberFiles("/r/b.git/objects/pack", sizes("p"))
+    assert.isUndefined(settled.filesOf("/r/b.git/objects/pack"))
+    settled.forgetUnder("/r/a.git/")
+    assert.isUndefined(settled.filesOf("/r/a.git/objects/bb"))
+  })
+
   it("forgets the least recently used directories beyond its bound, and those under a removed path", async () => {
     const settled = new SettledDirectorySizes(2)
     const old = longAgo.getTime()
