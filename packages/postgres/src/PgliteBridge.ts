@@ -8,7 +8,10 @@
  *   or in the middle of an extended-protocol exchange, other connections wait;
  * - closing a connection rolls back whatever it left open and runs `DISCARD ALL`, so a replacement
  *   connection does not inherit its prepared statements or settings. `DISCARD ALL` is session
- *   wide: with several live connections it also drops theirs, which is why callers use one.
+ *   wide: with several live connections it also drops theirs, which is why callers use one;
+ * - notifications are the session's too: `listen` keeps the session listening on a channel (across
+ *   `DISCARD ALL`) and is called for each notification a commit of any connection raises. No
+ *   connection of the client has to be held for it, as a server's listener holds one.
  */
 import type { PGlite } from "@electric-sql/pglite"
 import { Duplex } from "node:stream"
@@ -50,6 +53,8 @@ class SessionLock {
 
 interface Session {
   readonly lock: SessionLock
+  /** What `listen` was given, by channel: the session listens on each channel here. */
+  readonly listeners: Map<string, Set<() => void>>
   /** Clean-ups of connections that are closing, so the owner can wait for them before `db.close()`. */
   readonly closing: Set<Promise<void>>
   /** Connections opened and not yet closed. */
@@ -61,7 +66,7 @@ const sessions = new WeakMap<PGlite, Session>()
 const sessionOf = (db: PGlite): Session => {
   const existing = sessions.get(db)
   if (existing !== undefined) return existing
-  const created: Session = { lock: new SessionLock(), closing: new Set(), open: 0 }
+  const created: Session = { lock: new SessionLock(), listeners: new Map(), closing: new Set(), open: 0 }
   sessions.set(db, created)
   return created
 }
@@ -73,6 +78,7 @@ const CANCEL_REQUEST = 80877102
 
 const TERMINATE = 0x58 // 'X'
 const READY_FOR_QUERY = 0x5a // 'Z'
+const NOTIFICATION_RESPONSE = 0x41 // 'A'
 
 const frontendQuery = (text: string): Buffer => {
   const body = Buffer.from(`${text}\0`, "utf8")
@@ -83,17 +89,33 @@ const frontendQuery = (text: string): Buffer => {
 }
 const frontendSync = Buffer.from([0x53, 0, 0, 0, 4]) // 'S'
 
-/** The status byte of the last ReadyForQuery in a block of whole backend messages. */
-const lastTransactionStatus = (output: Buffer): number | undefined => {
+/**
+ * The status byte of the last ReadyForQuery in a block of whole backend messages; the listeners of
+ * the notifications among them are called on the way (the client's connection ignores them: it
+ * listens on no channel).
+ */
+const readOutput = (session: Session, output: Buffer): number | undefined => {
   let status: number | undefined
   let offset = 0
   while (offset + 5 <= output.length) {
     const length = output.readInt32BE(offset + 1)
-    if (output[offset] === READY_FOR_QUERY) status = output[offset + 5]
+    const type = output[offset]
+    if (type === READY_FOR_QUERY) status = output[offset + 5]
+    else if (type === NOTIFICATION_RESPONSE) {
+      // The backend's process id (4 bytes), then the channel's name ending in a zero byte.
+      const channelStart = offset + 9
+      const channel = output.toString("utf8", channelStart, output.indexOf(0, channelStart))
+      for (const listener of session.listeners.get(channel) ?? []) listener()
+    }
     offset += 1 + length
   }
   return status
 }
+
+/** A channel name `LISTEN` takes as it is: a lower-case identifier. */
+const isChannelName = (channel: string): boolean => /^[a-z_][a-z0-9_]*$/.test(channel)
+
+const listenQueries = (session: Session): Array<Buffer> => [...session.listeners.keys()].map((channel) => frontendQuery(`LISTEN ${channel}`))
 
 const IDLE = 0x49 // 'I'
 
@@ -121,9 +143,12 @@ export const connect = (db: PGlite): Duplex => {
     await session.lock.acquire(self)
     if (closing) return
     const output = await execute(db, batch)
+    // Read first: the client may go on with its next statement within the push, and the listeners
+    // must have heard this batch's commit by then.
+    const status = readOutput(session, output)
     if (output.length > 0) duplex.push(output)
     // Without a ReadyForQuery (a batch that ended before Sync) the exchange is still open: keep the lock.
-    if (lastTransactionStatus(output) === IDLE) session.lock.release(self)
+    if (status === IDLE) session.lock.release(self)
   }
 
   /** Splits the buffered bytes into whole messages and runs them; a trailing partial message waits. */
@@ -170,7 +195,8 @@ export const connect = (db: PGlite): Duplex => {
     try {
       if (started && !db.closed) {
         const statements = midExchange ? [frontendSync, frontendQuery("ROLLBACK")] : []
-        await execute(db, Buffer.concat([...statements, frontendQuery("DISCARD ALL")]))
+        // DISCARD ALL also stops listening: the channels listened on are listened on again.
+        await execute(db, Buffer.concat([...statements, frontendQuery("DISCARD ALL"), ...listenQueries(session)]))
       }
     } catch {
       // The database is going away: there is no session left to reset.
@@ -245,6 +271,44 @@ export const sessionUse = (stream: (() => Duplex) | undefined): SessionUse | und
  */
 export const embeddedOf = (stream: (() => Duplex) | undefined): PGlite | undefined =>
   stream === undefined ? undefined : connectors.get(stream)
+
+/** Runs simple queries on the session between the connections' exchanges. */
+const runOnSession = async (db: PGlite, queries: ReadonlyArray<Buffer>): Promise<void> => {
+  const session = sessionOf(db)
+  const self = {}
+  await session.lock.acquire(self)
+  try {
+    readOutput(session, await execute(db, Buffer.concat(queries)))
+  } finally {
+    session.lock.release(self)
+  }
+}
+
+/**
+ * Calls `listener` for each notification on `channel` raised by what any connection to `db` commits,
+ * from once the returned promise resolves; the function it resolves to stops that.
+ */
+export const listen = async (db: PGlite, channel: string, listener: () => void): Promise<() => Promise<void>> => {
+  if (!isChannelName(channel)) throw new Error(`not a channel name: ${channel}`)
+  const session = sessionOf(db)
+  const listeners = session.listeners.get(channel) ?? new Set()
+  const first = listeners.size === 0
+  listeners.add(listener)
+  session.listeners.set(channel, listeners)
+  if (first) {
+    await runOnSession(db, [frontendQuery(`LISTEN ${channel}`)]).catch((error: unknown) => {
+      listeners.delete(listener)
+      if (listeners.size === 0) session.listeners.delete(channel)
+      throw error
+    })
+  }
+  return async () => {
+    listeners.delete(listener)
+    if (listeners.size > 0 || session.listeners.get(channel) !== listeners) return
+    session.listeners.delete(channel)
+    if (!db.closed) await runOnSession(db, [frontendQuery(`UNLISTEN ${channel}`)])
+  }
+}
 
 /** Resolves once every connection that has started closing has reset the session. */
 export const whenClosed = (db: PGlite): Promise<void> =>

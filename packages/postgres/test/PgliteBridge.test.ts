@@ -117,6 +117,44 @@ describe("PgliteBridge", () => {
       )
     }))
 
+  it.effect("hands a channel's notifications to its listeners, whichever connection committed, after a reset too", () =>
+    Effect.gen(function*() {
+      const { db, sql } = yield* pooledClient(2)
+      yield* sql`CREATE TABLE items (id int)`
+      yield* sql`
+        CREATE FUNCTION items_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM pg_notify('items_changed', '');
+          RETURN NULL;
+        END
+        $$`
+      yield* sql`CREATE TRIGGER items_changed AFTER INSERT OR UPDATE OR DELETE ON items FOR EACH STATEMENT EXECUTE FUNCTION items_changed()`
+      let heard = 0
+      const stop = yield* Effect.promise(() => PgliteBridge.listen(db, "items_changed", () => heard++))
+      yield* sql`INSERT INTO items VALUES (1)`
+      assert.strictEqual(heard, 1)
+      // Rolled back: nothing to hear. Read: nothing either.
+      yield* sql.withTransaction(Effect.andThen(sql`INSERT INTO items VALUES (2)`, Effect.fail("undo"))).pipe(Effect.ignore)
+      yield* sql`SELECT * FROM items`
+      assert.strictEqual(heard, 1)
+      // A closing connection's DISCARD ALL (UNLISTEN * among what it resets) leaves the session listening.
+      const raw = PgliteBridge.connect(db)
+      yield* exchange(raw, startup, readyWith("I"))
+      yield* exchange(raw, query("UPDATE items SET id = 3"), readyWith("I"))
+      assert.strictEqual(heard, 2)
+      yield* Effect.callback<void>((resume) => {
+        raw.once("close", () => resume(Effect.void))
+        raw.destroy()
+      })
+      yield* Effect.promise(() => PgliteBridge.whenClosed(db))
+      yield* sql`DELETE FROM items`
+      assert.strictEqual(heard, 3)
+      yield* Effect.promise(stop)
+      yield* sql`INSERT INTO items VALUES (4)`
+      assert.strictEqual(heard, 3)
+      assert.deepStrictEqual(yield* sql`SELECT count(*)::int AS n FROM pg_listening_channels()`, [{ n: 0 }])
+    }))
+
   it.effect("closes a CancelRequest stream without touching the session", () =>
     Effect.gen(function*() {
       const { db, sql } = yield* pooledClient(1)

@@ -207,6 +207,31 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
     assert.deepStrictEqual(names, ["main", ...branches].sort())
   })
 
+  it("answers a conditional request after an SSH push with what the push changed, not from memory", async () => {
+    await newRepo("revalidated")
+    const branch = async (etag?: string) => {
+      const response = await fetch(`http://127.0.0.1:${httpPort}/api/v1/repos/root/revalidated/branches/main`, {
+        headers: { authorization: ROOT, ...(etag === undefined ? {} : { "if-none-match": etag }) }
+      })
+      const text = await response.text()
+      return { status: response.status, etag: response.headers.get("etag") ?? "", text }
+    }
+    const before = await branch()
+    assert.strictEqual(before.status, 200)
+    // Asked conditionally, the answer's tag is remembered with the data version it was read at.
+    assert.strictEqual((await branch(before.etag)).status, 304)
+    const git = sshGit(owner, sshPort)
+    const dir = join(git.home, "revalidated")
+    assert.strictEqual((await git.run(["clone", "-q", `ssh://git@127.0.0.1:${sshPort}/root/revalidated.git`, dir])).code, 0)
+    await git.run(["commit", "-q", "--allow-empty", "-m", "after"], dir)
+    const pushed = await git.run(["push", "-q", "origin", "HEAD:refs/heads/main"], dir)
+    assert.strictEqual(pushed.code, 0, pushed.stderr)
+    const head = (await git.run(["rev-parse", "HEAD"], dir)).stdout.trim()
+    const after = await branch(before.etag)
+    assert.strictEqual(after.status, 200)
+    assert.strictEqual((JSON.parse(after.text) as { commit: { id: string } }).commit.id, head)
+  })
+
   it("heals the branch table after a SIGKILL during an SSH push", async () => {
     await newRepo("killed")
     const git = sshGit(owner, sshPort)

@@ -1,24 +1,19 @@
 /**
- * DataChanges on PostgreSQL. On a server, several processes may share the database: each listens to
- * `kiln_data_changes` (migration 0013's triggers notify it at every commit that changes a table) and
- * moves its version on each notification; until its listener is up, and whenever it is lost, the
- * version is undefined so that nothing derived from earlier reads is trusted. The embedded database
- * has one process, which records its own changes (`changed`), and must not pin PGlite's single
- * connection with a listener.
+ * DataChanges on PostgreSQL. Migration 0013's triggers notify `kiln_data_changes` at every commit
+ * that changes a table, and the version moves on each notification, whatever made the commit: an
+ * API request, a push over SSH, background work.
+ *
+ * On a server, several processes may share the database: each listens on a connection of its own;
+ * until its listener is up, and whenever it is lost, the version is undefined so that nothing
+ * derived from earlier reads is trusted. The embedded database's session hands its notifications to
+ * the protocol bridge (PgliteBridge.listen): a listener there holds none of PGlite's one connection.
  */
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Duration, Effect, Layer, Queue, Schedule } from "effect"
-import { SqlClient } from "effect/sql"
 import { DataChanges } from "@kiln/domain/changes/DataChanges"
+import * as PgliteBridge from "../PgliteBridge.ts"
 
 export const channel = "kiln_data_changes"
-
-/** Whether the client reaches PGlite (one process) rather than a server. */
-export const isEmbedded = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ embedded: boolean }>`SELECT version() LIKE '%PGlite%' AS embedded`
-  return rows[0]?.embedded === true
-})
 
 export interface Options {
   /** Wait before listening again after the listener was lost (milliseconds). */
@@ -32,10 +27,17 @@ export const layer = (options: Options = { retryInterval: 1_000 }) => Layer.effe
     const changed = () => {
       version++
     }
-    if (yield* Effect.orDie(isEmbedded)) return DataChanges.of({ version: () => version, changed })
+    const pg = yield* PgClient.PgClient
+    const embedded = PgliteBridge.embeddedOf(pg.config.stream)
+    if (embedded !== undefined) {
+      yield* Effect.acquireRelease(
+        Effect.promise(() => PgliteBridge.listen(embedded, channel, changed)),
+        (stop) => Effect.promise(stop)
+      )
+      return DataChanges.of({ version: () => version, changed })
+    }
 
     let listening = false
-    const pg = yield* PgClient.PgClient
     const listenOnce = Effect.scoped(Effect.gen(function*() {
       const notifications = yield* pg.listen(channel)
       // Whatever committed while nobody listened is covered by this move.
