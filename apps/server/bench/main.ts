@@ -8,6 +8,7 @@ import { parseArgs } from "node:util"
 import { bundleServer } from "../build/ServerBundle.ts"
 import type { DatabaseKind } from "./BenchDatabase.ts"
 import * as CpuProfile from "./CpuProfile.ts"
+import * as InspectorProfiler from "./InspectorProfiler.ts"
 import * as Report from "./Report.ts"
 import type { BenchSettings, Scenario, ScenarioReport } from "./Scenario.ts"
 import * as ArchiveScenario from "./scenarios/ArchiveScenario.ts"
@@ -56,7 +57,8 @@ const usage = `pnpm bench -- [options]
   --postgres-url <url>  maintenance database of the Postgres server
                         (default postgres://postgres@127.0.0.1:5432/postgres)
   --cpu-prof            write V8 CPU profiles of the Kiln server to bench/results/profiles-<time>/
-                        and print where its time went (idle threads left out)
+                        and print where its time went (idle threads left out); the git scenario's
+                        covers its small pushes and fetches alone
   --list                list the scenarios`
 
 const { values } = parseArgs({
@@ -142,7 +144,7 @@ if (cpuProfileDir !== undefined) {
     .filter((name) => name.endsWith(".cpuprofile"))
     .sort()
   for (const file of profiles) {
-    const summary = CpuProfile.summarize(`${cpuProfileDir}${file}`)
+    const summary = CpuProfile.summarize(`${cpuProfileDir}${file}`, 25, file.endsWith(InspectorProfiler.operationsSuffix) ? 0 : 0.2)
     if (summary !== undefined) console.log(`\n${summary}`)
   }
 }

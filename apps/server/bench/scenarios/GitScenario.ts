@@ -12,6 +12,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as BenchDatabase from "../BenchDatabase.ts"
 import type { ChildServer } from "../ChildServer.ts"
+import * as InspectorProfiler from "../InspectorProfiler.ts"
 import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { runLoad } from "../LoadGenerator.ts"
 import { childProcesses, type OwnAndChildren, sampleOwnAndChildren, sampleProcess } from "../ThreadCpu.ts"
@@ -245,10 +246,11 @@ const runOn = async (
   const database = await BenchDatabase.create(kind, settings.postgresUrl)
   let server: ChildServer | undefined
   try {
-    // Profiled (--cpu-prof), the server that takes the pushes, clones and small operations writes its
-    // profile when it stops, before the branch list's load: that load would bury git's path.
-    const nodeFlags = settings.cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", Path.join(settings.cpuProfileDir, `git-${kind}`)]
-    server = await startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log"), nodeFlags })
+    // Profiled (--cpu-prof), the server is profiled through its inspector around the small operations
+    // alone: the clones before them and the branch list's load after would bury git's path.
+    const { cpuProfileDir } = settings
+    const logFile = Path.join(database.dataDir, "kiln.log")
+    server = await startKiln({ database, admin, logFile, nodeFlags: cpuProfileDir === undefined ? [] : [InspectorProfiler.inspectFlag] })
     const token = await createToken(server.url, admin, "git-bench")
     const remote = (name: string) => {
       const url = new URL(`${server?.url}/${admin.username}/${name}.git`)
@@ -295,7 +297,13 @@ const runOn = async (
     // CPU per small operation: the server's own (its event loop, database client, PGlite when
     // embedded) against its git children's (receive-pack, upload-pack and what they run), from
     // /proc: CPU time is steady on a shared machine where wall time is not.
+    const profiler = cpuProfileDir === undefined ? undefined : await InspectorProfiler.connect(logFile, server.pid)
+    await profiler?.start()
     const small = await smallOperations(env, source, scratch("small"), remote("bench-0"), server.pid, settings.gitRounds)
+    if (profiler !== undefined && cpuProfileDir !== undefined) {
+      await profiler.stop(Path.join(cpuProfileDir, `git-${kind}-small${InspectorProfiler.operationsSuffix}`))
+      profiler.close()
+    }
     const perOp = (ms: number) => (ms / settings.gitRounds).toFixed(1)
     const operations = [
       [`push of ${SMALL_COMMITS} new commits`, small.push],
@@ -317,11 +325,6 @@ const runOn = async (
       `${perOp(small.diskPush.wall)} ms wall; through Kiln all CPU (client + Kiln + git) ×${pushCpuRatio.toFixed(2)}`
     log(`[${kind}] ${diskLine}`)
     notes.push(diskLine)
-
-    if (nodeFlags.length > 0) {
-      await server.stop()
-      server = await startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log") })
-    }
 
     // 500 branches over the 300 commits, pushed at once; then the first page of the list under load.
     await createRepository(server.url, token, "branchy")
