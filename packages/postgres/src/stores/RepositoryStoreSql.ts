@@ -21,6 +21,7 @@ import {
   updateStyles
 } from "@kiln/domain/repo/Repository"
 import { type AccessFacts, RepositoryStore } from "@kiln/domain/repo/RepositoryStore"
+import * as EmbeddedReadCache from "./EmbeddedReadCache.ts"
 import { makeRepositorySearch } from "./RepositorySearchSql.ts"
 import { bool, int, positionsOf, text, totalOf } from "./Rows.ts"
 import { TEAM_COLUMNS, type TeamRow, toTeam } from "./TeamStoreSql.ts"
@@ -179,6 +180,9 @@ const CHANGE_COLUMNS: { readonly [K in keyof RepositoryChanges]-?: string } = {
 
 const isChangeKey = (key: string): key is keyof RepositoryChanges => key in CHANGE_COLUMNS
 
+/** Repositories kept by name on the embedded database (EmbeddedReadCache.ts): ~3 KB each. */
+const BY_NAME_ENTRIES = 4_096
+
 export const layer = Layer.effect(
   RepositoryStore,
   Effect.gen(function*() {
@@ -187,6 +191,8 @@ export const layer = Layer.effect(
     const returning = sql.literal(RETURNING_COLUMNS)
     const fromOwned = sql.literal("repositories r JOIN users o ON o.id = r.owner_id")
     const searchRows = yield* makeRepositorySearch(OWNED_COLUMNS, ownedAt)
+    // Every API request and git request about a repository looks it up by name first.
+    const byName = yield* EmbeddedReadCache.make<Option.Option<OwnedRepository>>(BY_NAME_ENTRIES)
 
     const sameName = (error: SqlError.SqlError) =>
       error.reason._tag === "UniqueViolation"
@@ -227,12 +233,17 @@ export const layer = Layer.effect(
             return row === undefined ? Effect.die(new Error("INSERT returned no row")) : Effect.succeed(repositoryAt(row, 0))
           })
         ),
-      find: (ownerName, name) =>
-        sql`SELECT ${ownedColumns} FROM ${fromOwned}
-          WHERE o.lower_name = ${ownerName.toLowerCase()} AND r.lower_name = ${name.toLowerCase()}`.values.pipe(
-          Effect.map(one),
-          Effect.orDie
-        ),
+      find: (ownerName, name) => {
+        const owner = ownerName.toLowerCase()
+        const lowerName = name.toLowerCase()
+        return byName.through(
+          `${owner}/${lowerName}`,
+          sql`SELECT ${ownedColumns} FROM ${fromOwned} WHERE o.lower_name = ${owner} AND r.lower_name = ${lowerName}`.values.pipe(
+            Effect.map(one),
+            Effect.orDie
+          )
+        )
+      },
       findById: (id) => sql`SELECT ${ownedColumns} FROM ${fromOwned} WHERE r.id = ${id}`.values.pipe(Effect.map(one), Effect.orDie),
       findByIds: (ids) =>
         ids.length === 0
