@@ -143,8 +143,8 @@ export const connect = (db: PGlite): Duplex => {
     await session.lock.acquire(self)
     if (closing) return
     const output = await execute(db, batch)
-    // Read first: the client may go on with its next statement within the push, and the listeners
-    // must have heard this batch's commit by then.
+    // Read before handing the answer over: the client may go on to its next statement from within
+    // `duplex.push`, and the listeners must have heard this batch's commit by then.
     const status = readOutput(session, output)
     if (output.length > 0) duplex.push(output)
     // Without a ReadyForQuery (a batch that ended before Sync) the exchange is still open: keep the lock.
