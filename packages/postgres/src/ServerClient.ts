@@ -10,12 +10,18 @@
  *
  * `PgClient.make` builds its client from one pool, so this one is composed here from the same parts:
  * sql-pg's pools and compiler, and effect's `SqlClient.make`.
+ *
+ * The shared connections' sockets cork what one turn of the event loop writes (CoalescingSocket.ts);
+ * a transaction's connection writes one statement and waits for it, so it has nothing to coalesce
+ * and is not held back.
  */
 import { PgClient, type PgConnection, PgPool } from "@effect/sql-pg"
 import { Array as Arr, Effect, Stream } from "effect"
 import type * as Scope from "effect/Scope"
 import type * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
+import * as CoalescingSocket from "./CoalescingSocket.ts"
+import * as ConnectionUrl from "./ConnectionUrl.ts"
 
 export interface PoolSizes {
   /** Shared connections, each carrying up to 32 statements at once. */
@@ -98,7 +104,12 @@ export const make = (
 ): Effect.Effect<PgClient.PgClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
     const base = { ...config, multiplex: false }
-    const shared = yield* PgPool.make({ ...base, multiplex: true, maxConnections: sizes.shared })
+    // Only where the URL alone says where to connect; a URL the driver would refuse gets no socket
+    // of ours (the driver reports it).
+    const fromUrl = config.stream === undefined && config.host === undefined && config.port === undefined && config.path === undefined
+    const target = fromUrl && config.url !== undefined ? ConnectionUrl.socketTarget(config.url) : undefined
+    const coalescing = target === undefined ? {} : { stream: () => CoalescingSocket.connect(target) }
+    const shared = yield* PgPool.make({ ...base, ...coalescing, multiplex: true, maxConnections: sizes.shared })
     const own = yield* PgPool.make({ ...base, maxConnections: sizes.own })
     const onShared = (session: PgConnection.PgConnection) => new Connection(session, own.reserve)
     const client = yield* SqlClient.make({

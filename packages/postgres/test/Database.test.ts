@@ -56,6 +56,18 @@ describe("ConnectionUrl", () => {
     assert.deepStrictEqual(names("postgres://kiln@db/"), { database: "kiln" })
     assert.deepStrictEqual(names("postgres://kiln:secret@db:5433/forge"), {})
   })
+  it("finds where the driver connects: host and port, ?host= and ?port= over them, a Unix socket for a directory", () => {
+    const target = (url: string) => ConnectionUrl.socketTarget(Redacted.make(url))
+    assert.deepStrictEqual(target("postgres://kiln@db.example:5433/forge"), { _tag: "Tcp", host: "db.example", port: 5433 })
+    assert.deepStrictEqual(target("postgres:///forge"), { _tag: "Tcp", host: "localhost", port: 5432 })
+    assert.deepStrictEqual(target("postgresql://[::1]:6000/x"), { _tag: "Tcp", host: "::1", port: 6000 })
+    assert.deepStrictEqual(target("postgres://db/x?host=other&port=7000"), { _tag: "Tcp", host: "other", port: 7000 })
+    assert.deepStrictEqual(target("postgres://kiln@%2Fvar%2Frun%2Fpostgresql/forge"), { _tag: "Unix", path: "/var/run/postgresql/.s.PGSQL.5432" })
+    assert.deepStrictEqual(target("postgres:///forge?host=/tmp&port=5433"), { _tag: "Unix", path: "/tmp/.s.PGSQL.5433" })
+    // What the driver refuses is left to it.
+    assert.isUndefined(target("not a url"))
+    assert.isUndefined(target("postgres://db/x?port=99999"))
+  })
   it("points a URL at another database on the same server", () => {
     const url = ConnectionUrl.withDatabase(Redacted.make("postgres://kiln:secret@db:5433/forge?sslmode=disable"), "other")
     assert.strictEqual(Redacted.value(url), "postgres://kiln:secret@db:5433/other?sslmode=disable")

@@ -48,6 +48,23 @@ describe.skipIf(serverUrl === undefined)("ServerClient", () => {
         assert.isFalse(shared.has(inside[0]))
       })))
 
+  it.effect("statements submitted from separate callbacks of one turn, sent together, each get their own answer", () =>
+    withClient((sql) =>
+      Effect.gen(function*() {
+        // Each from its own timer callback, as requests read in one poll: their writes are corked together.
+        const answers = yield* Effect.promise(() =>
+          Promise.all(Array.from({ length: 40 }, (_, i) =>
+            new Promise<unknown>((resolve, reject) =>
+              setTimeout(() => Effect.runPromise(sql<{ readonly n: number }>`SELECT ${i}::int AS n`).then((rows) => resolve(rows[0]?.n), reject), 0)
+            )))
+        )
+        assert.deepStrictEqual(answers, Array.from({ length: 40 }, (_, i) => i))
+        // A failing statement among them fails alone.
+        const mixed = yield* Effect.all([sql`SELECT 1/0`.pipe(Effect.result), sql<{ readonly n: number }>`SELECT 2 AS n`], { concurrency: "unbounded" })
+        assert.strictEqual(mixed[0]._tag, "Failure")
+        assert.deepStrictEqual(mixed[1], [{ n: 2 }])
+      })))
+
   it.effect("statements run while every connection of the transaction pool is held by an open transaction", () =>
     withClient((sql) =>
       Effect.gen(function*() {
