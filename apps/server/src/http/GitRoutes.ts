@@ -27,7 +27,7 @@ import { GitProcessPool } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
 import { RateLimiter } from "./ratelimit/RateLimiter.ts"
-import { pathnameOf } from "./RequestTarget.ts"
+import { pathnameOf, queryOf } from "./RequestTarget.ts"
 
 /** Answers a request the API did not route, when it is a smart HTTP request; undefined otherwise. */
 export type GitFallback = (
@@ -42,6 +42,19 @@ export type GitFallback = (
 export const isSmartHttpPath = (pathname: string): boolean => {
   if (parseSmartHttpPath(pathname) === undefined) return false
   return pathname.split("/").length === (pathname.endsWith("/info/refs") ? 5 : 4)
+}
+
+/**
+ * Whether `url` is part of a fetch over smart HTTP: upload-pack's advertisement
+ * (`info/refs?service=git-upload-pack`) or its negotiation (`git-upload-pack`). Neither changes
+ * anything a later answer reads.
+ */
+export const isSmartHttpFetch = (url: string): boolean => {
+  const pathname = pathnameOf(url)
+  if (!isSmartHttpPath(pathname)) return false
+  const action = parseSmartHttpPath(pathname)?.action
+  return action === "git-upload-pack" ||
+    (action === "info/refs" && new URLSearchParams(queryOf(url)).getAll("service").join() === "git-upload-pack")
 }
 
 /**

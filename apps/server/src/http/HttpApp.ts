@@ -82,6 +82,9 @@ const AssetGroups = Layer.mergeAll(ReleaseHandlers, PackageHandlers)
 const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer, RequestBodies.layer)
   .pipe(Layer.merge(Layer.mergeAll(OrgAssignment.layer, TeamAssignment.layer, SignedInGate.layer)))
 
+/** Requests that change no data: the health check and git's fetches (ConditionalResponses.ts). */
+export const changesNothing = (url: string): boolean => HealthRoute.isHealthRequest(url) || GitRoutes.isSmartHttpFetch(url)
+
 export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(GitGroups), Layer.provide(ContentGroups), Layer.provide(AssetGroups), Layer.provide(Middlewares))
 
 /** Serves every route on the HttpServer in context. */
@@ -113,6 +116,7 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   const conditional = conditionalResponses(yield* DataChanges, {
     // The health check answers what the database and the disk say now, not what a write changed.
     exempt: (url) => git.isGitPath(url) || HealthRoute.isHealthRequest(url),
+    changesNothing,
     // The unadopted directories are read from the disk, which changes without a write through Kiln;
     // a budget changes with every request, which moves no data version.
     remembers: (url) => !url.startsWith(`${API_PREFIX}/admin/unadopted`) && !url.startsWith(`${API_PREFIX}/rate_limit`),

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { isSmartHttpPath } from "../../src/http/GitRoutes.ts"
+import { isSmartHttpFetch, isSmartHttpPath } from "../../src/http/GitRoutes.ts"
 
 describe("smart HTTP paths", () => {
   it("are the three git endpoints of a repository, the root URL's path stripped", () => {
@@ -15,6 +15,24 @@ describe("smart HTTP paths", () => {
       "/x/alice/demo.git/info/refs"
     ]) {
       assert.isFalse(isSmartHttpPath(path), path)
+    }
+  })
+})
+
+describe("smart HTTP fetches", () => {
+  it("are upload-pack's advertisement and negotiation; pushes and anything else are not", () => {
+    for (const url of ["/alice/demo.git/info/refs?service=git-upload-pack", "/alice/demo/git-upload-pack", "/alice/demo.git/git-upload-pack?x=1"]) {
+      assert.isTrue(isSmartHttpFetch(url), url)
+    }
+    for (const url of [
+      "/alice/demo.git/info/refs?service=git-receive-pack",
+      "/alice/demo.git/info/refs",
+      "/alice/demo.git/info/refs?service=git-upload-pack&service=git-receive-pack",
+      "/alice/demo/git-receive-pack",
+      "/api/v1/repos/alice/demo/git-upload-pack",
+      "/api/v1/repos/alice/demo"
+    ]) {
+      assert.isFalse(isSmartHttpFetch(url), url)
     }
   })
 })

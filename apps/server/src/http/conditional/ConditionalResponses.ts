@@ -14,7 +14,10 @@
  *   are never asked again. Answers to URLs longer than MAX_REMEMBERED_URL are not remembered (no
  *   client polls such a URL; they would only crowd out the others).
  *
- * Any other answer may have changed data (a write, a download counted), so it moves the version.
+ * Any other answer may have changed data (a write, a download counted), so it moves the version at
+ * once, before the notification of its commit comes back (a client reads its own writes), unless it
+ * `changesNothing` (the health check, a git fetch): those left every remembered answer to be read
+ * again, once per poll of a load balancer and per fetch.
  */
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -52,6 +55,8 @@ export const conditionalResponses = (
   changes: DataChanges["Service"],
   options: {
     readonly exempt: (url: string) => boolean
+    /** Requests (exempt or not GETs) that change no data: they leave the version where it is. */
+    readonly changesNothing: (url: string) => boolean
     /** False for answers read from more than the database (directories on disk): never answered from memory. */
     readonly remembers: (url: string) => boolean
     readonly cache: ValidatorCache
@@ -63,7 +68,7 @@ export const conditionalResponses = (
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const method = request.method
       if ((method !== "GET" && method !== "HEAD") || options.exempt(request.url)) {
-        return Effect.ensuring(app, Effect.sync(changes.changed))
+        return options.changesNothing(request.url) ? app : Effect.ensuring(app, Effect.sync(changes.changed))
       }
       const headers = request.headers
       const conditional = headers["if-none-match"] !== undefined || headers["if-modified-since"] !== undefined
