@@ -104,9 +104,10 @@ export const make = (
 ): Effect.Effect<PgClient.PgClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
     const base = { ...config, multiplex: false }
-    // Only where the URL alone says where to connect; a URL the driver would refuse gets no socket
-    // of ours (the driver reports it).
-    const fromUrl = config.stream === undefined && config.host === undefined && config.port === undefined && config.path === undefined
+    // Only where the URL alone says where and how to connect (the driver applies `keepAlive` to its
+    // own sockets only); a URL the driver would refuse gets no socket of ours (the driver reports it).
+    const fromUrl = config.stream === undefined && config.host === undefined && config.port === undefined &&
+      config.path === undefined && config.keepAlive === undefined
     const target = fromUrl && config.url !== undefined ? ConnectionUrl.socketTarget(config.url) : undefined
     const coalescing = target === undefined ? {} : { stream: () => CoalescingSocket.connect(target) }
     const shared = yield* PgPool.make({ ...base, ...coalescing, multiplex: true, maxConnections: sizes.shared })
