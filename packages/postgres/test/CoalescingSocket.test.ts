@@ -38,7 +38,7 @@ const listen = (): Promise<Received> =>
 
 /** The socket's writes as its stream makes them: one call per write that reaches the system. */
 const countWrites = (socket: Net.Socket) => {
-  const counts = { single: 0, batched: [] as Array<number> }
+  const counts: { single: number; batched: Array<number> } = { single: 0, batched: [] }
   const write = socket._write.bind(socket)
   const writev = socket._writev?.bind(socket)
   socket._write = (chunk, encoding, callback) => {
