@@ -13,6 +13,8 @@ import * as Path from "node:path"
 import * as BenchDatabase from "../BenchDatabase.ts"
 import type { ChildServer } from "../ChildServer.ts"
 import * as InspectorProfiler from "../InspectorProfiler.ts"
+import { startBareJson } from "../Baselines.ts"
+import { describePausedRequests, measurePausedRequests } from "../PausedRequests.ts"
 import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { runLoad } from "../LoadGenerator.ts"
 import { childProcesses, type OwnAndChildren, sampleOwnAndChildren, sampleProcess } from "../ThreadCpu.ts"
@@ -325,6 +327,16 @@ const runOn = async (
       `${perOp(small.diskPush.wall)} ms wall; through Kiln all CPU (client + Kiln + git) ×${pushCpuRatio.toFixed(2)}`
     log(`[${kind}] ${diskLine}`)
     notes.push(diskLine)
+    // What part of those operations is the server running cold: each of their requests comes after
+    // the server idled while the client's git ran.
+    const versionBytes = (await (await fetch(`${server.url}/api/v1/version`)).arrayBuffer()).byteLength
+    const kilnPaused = await measurePausedRequests(server, "/api/v1/version")
+    const bare = await startBareJson(versionBytes)
+    const barePaused = await measurePausedRequests(bare, "/api/v1/version").finally(() => bare.stop())
+    const pausedLine = `requests one at a time (as a git operation's come): Kiln GET /version ${describePausedRequests(kilnPaused)}; ` +
+      `bare node:http JSON ${describePausedRequests(barePaused)}`
+    log(`[${kind}] ${pausedLine}`)
+    notes.push(pausedLine)
 
     // 500 branches over the 300 commits, pushed at once; then the first page of the list under load.
     await createRepository(server.url, token, "branchy")
