@@ -6,6 +6,7 @@
  */
 import * as ChildProcess from "node:child_process"
 import * as Os from "node:os"
+import { type MachineProbe, startMachineProbe } from "./MachineProbe.ts"
 import * as ThreadCpu from "./ThreadCpu.ts"
 
 export interface LoadSpec {
@@ -71,6 +72,11 @@ export interface LoadResult {
   readonly loadAverage: { readonly before: number; readonly after: number }
   /** Per window, the CPU one request cost the watched server and its database (when given and on Linux). */
   readonly windowCpu?: ReadonlyArray<WindowCpu>
+  /**
+   * Per window, the CPU µs the machine probe (MachineProbe.ts) took for its fixed task: how fast
+   * the machine itself ran then. Absent when a window had no reading.
+   */
+  readonly windowProbe?: ReadonlyArray<number>
 }
 
 /**
@@ -136,11 +142,26 @@ export const percentile = (sorted: ArrayLike<number>, p: number): number =>
  * moment to start sampling anything measured alongside). With `watched`, the result has the CPU per
  * request of each window.
  */
-export const runLoad = (
+export const runLoad = async (
   spec: LoadSpec,
   onWindow: (stats: WindowStats) => void = () => {},
   onMeasuring: () => void = () => {},
   watched?: WatchedServer
+): Promise<LoadResult> => {
+  const probe = await startMachineProbe()
+  try {
+    return await runLoadWith(spec, onWindow, onMeasuring, watched, probe)
+  } finally {
+    probe.stop()
+  }
+}
+
+const runLoadWith = (
+  spec: LoadSpec,
+  onWindow: (stats: WindowStats) => void,
+  onMeasuring: () => void,
+  watched: WatchedServer | undefined,
+  probe: MachineProbe
 ): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
     const before = Os.loadavg()[0] ?? 0
@@ -151,6 +172,8 @@ export const runLoad = (
     })
     let mark: CpuMark | undefined
     const cpu: Array<WindowCpu | undefined> = []
+    const probed: Array<Promise<number | undefined>> = []
+    let done = false
     let settled = false
     const settle = (outcome: () => void) => {
       if (settled) return
@@ -162,6 +185,7 @@ export const runLoad = (
       if (!isWorkerReply(message)) return
       if (message.type === "measuring") {
         if (watched !== undefined) mark = markCpu(watched)
+        void probe.mark()
         onMeasuring()
       } else if (message.type === "window") {
         if (watched !== undefined && mark !== undefined) {
@@ -169,15 +193,30 @@ export const runLoad = (
           cpu.push(windowCpu(mark, now, message.stats.requests))
           mark = now
         }
+        probed.push(probe.mark())
         onWindow(message.stats)
       } else if (message.type === "failed") settle(() => reject(new Error(`load ${spec.label}: ${message.message}`)))
       else {
         const loadAverage = { before, after: Os.loadavg()[0] ?? 0 }
         const measured = cpu.flatMap((window) => window === undefined ? [] : [window])
-        settle(() => resolve({ ...message.result, loadAverage, ...(measured.length === cpu.length && cpu.length > 0 ? { windowCpu: measured } : {}) }))
+        const { result } = message
+        // The worker may exit before the probe's last readings come: it is done, not gone early.
+        done = true
+        void Promise.all(probed).then((readings) => {
+          const probes = readings.flatMap((reading) => reading === undefined ? [] : [reading])
+          settle(() =>
+            resolve({
+              ...result,
+              loadAverage,
+              ...(measured.length === cpu.length && cpu.length > 0 ? { windowCpu: measured } : {}),
+              ...(probes.length === readings.length && probes.length > 0 ? { windowProbe: probes } : {})
+            })
+          )
+        })
       }
     })
-    worker.once("exit", (code, signal) =>
-      settle(() => reject(new Error(`load worker for ${spec.label} exited early (code ${code}, signal ${signal})`))))
+    worker.once("exit", (code, signal) => {
+      if (!done) settle(() => reject(new Error(`load worker for ${spec.label} exited early (code ${code}, signal ${signal})`)))
+    })
     worker.send({ type: "run", spec: watched === undefined ? spec : { ...spec, watchPid: watched.pid } } satisfies WorkerRequest)
   })

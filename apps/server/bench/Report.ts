@@ -45,6 +45,13 @@ export const render = (report: ScenarioReport): string => {
           ` (main thread ${series((window) => window.serverMain)})` +
           (load.windowCpu.some((window) => window.database !== undefined) ? `, Postgres ${series((window) => window.database)}` : ""))
       }
+      const probes = load.windowProbe
+      const [firstProbe, lastProbe] = [probes?.[0], probes?.[probes.length - 1]]
+      if (probes !== undefined && firstProbe !== undefined && lastProbe !== undefined) {
+        // The machine ran the probe's task faster by as much as the load's drift says: a drift of the machine.
+        lines.push(`    windows machine probe CPU µs per task: ${probes.map((microseconds) => number(microseconds, 0)).join(" ")}` +
+          ` (last ÷ first ${number(lastProbe / firstProbe, 2)}; drift at the machine's speed ${number(load.drift * lastProbe / firstProbe, 2)})`)
+      }
     }
     lines.push("", row(["ratio", "req/s", "p99"], [70, 6, 6]))
     for (const comparison of database.comparisons) {
