@@ -19,6 +19,15 @@
  *   Node server's; `pnpm bench -- --only lfs`). With the flag: 70 → 10–17 full collections over the
  *   scenario; with BlobStorageLive's writes and reads, upload 0.84–0.93× and download 1.4–1.8× the
  *   bare server's, for up to ~15 MB more resident memory at a transfer's peak.
+ * - `--no-allocation-site-pretenuring`: V8 allocates every object in the young generation, never
+ *   straight into the old one on an allocation site's record of survivors. A request's objects live
+ *   a few milliseconds, yet at times V8 judged their sites long-lived (once its young generation had
+ *   grown to 16 MB under load) and pretenured them: every request's objects then went to the old
+ *   generation, a mark-compact followed every ~0.6 s, each scavenge took ~10 ms instead of ~0.7, and
+ *   the server's CPU per `/version` request rose ~35% (157–166 against 111–122 thousandths of a
+ *   fixed probe task's, MachineProbe.ts), flipping between windows of one load. A sampling heap
+ *   profile of that state found ~80 MB/s of request objects (IncomingMessage, ServerResponse, the
+ *   request's services) collected by mark-compacts alone.
  */
 
 interface ProcessFlag {
@@ -32,6 +41,10 @@ const flags: ReadonlyArray<ProcessFlag> = [
   {
     flag: "--heap-growing-percent=100",
     given: (execArgv) => execArgv.some((argument) => argument.startsWith("--heap-growing-percent"))
+  },
+  {
+    flag: "--no-allocation-site-pretenuring",
+    given: (execArgv) => execArgv.some((argument) => /^--(?:no-)?allocation[-_]site[-_]pretenuring$/.test(argument))
   }
 ]
 

@@ -52,6 +52,7 @@ describe("the server process", () => {
     const commandLine = readFileSync(`/proc/${first.child.pid}/cmdline`, "utf8").split("\0")
     assert.include(commandLine, "--liftoff-only")
     assert.include(commandLine, "--heap-growing-percent=100")
+    assert.include(commandLine, "--no-allocation-site-pretenuring")
     const created = await send(first.port, "POST", "/api/v1/admin/users", {
       username: "persisted",
       email: "persisted@example.com",
