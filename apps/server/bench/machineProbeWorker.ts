@@ -32,6 +32,7 @@ const task = (): number => {
 
 let tasks = 0
 let microseconds = 0
+/** The tasks' results, kept so that their work is not optimized away. */
 let sink = 0
 
 const run = () => {
@@ -51,7 +52,7 @@ process.on("message", (message: ProbeRequest) => {
   tasks = 0
   microseconds = 0
 })
-process.on("disconnect", () => process.exit(sink === -1 ? 1 : 0))
+process.on("disconnect", () => process.exit(0))
 
 // Its first tasks compile and warm the code: only what follows the first mark is reported.
 for (let i = 0; i < 50; i++) sink += task()
