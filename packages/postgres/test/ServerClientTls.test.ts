@@ -78,24 +78,24 @@ const tlsFront = (upstream: ConnectionUrl.SocketTarget): Effect.Effect<TlsFront,
       })
   ).pipe(Effect.map(({ front }) => front))
 
-/** The URL of `database` as reached through the front. */
-const throughFront = (database: Redacted.Redacted<string>, front: TlsFront): Redacted.Redacted<string> => {
+/** A fresh database of the test server behind a TLS front, and its URL through the front (`sslmode=require`). */
+const frontedDatabase = Effect.gen(function*() {
+  const database = yield* TestDatabase.serverDatabase(Redacted.make(serverUrl ?? ""))
+  const upstream = ConnectionUrl.socketTarget(database)
+  if (upstream === undefined) return yield* Effect.die(new Error("the test server's URL names no socket"))
+  const front = yield* tlsFront(upstream)
   const url = new URL(Redacted.value(database))
   url.hostname = "127.0.0.1"
   url.port = String(front.port)
   url.searchParams.delete("host")
   url.searchParams.set("sslmode", "require")
-  return Redacted.make(url.toString())
-}
+  return { front, url: Redacted.make(url.toString()) }
+})
 
 describe.skipIf(serverUrl === undefined)("ServerClient over TLS", () => {
   it.effect("statements of both pools run over TLS; those of separate callbacks of one turn each get their own answer", () =>
     TestClock.withLive(Effect.scoped(Effect.gen(function*() {
-      const database = yield* TestDatabase.serverDatabase(Redacted.make(serverUrl ?? ""))
-      const upstream = ConnectionUrl.socketTarget(database)
-      if (upstream === undefined) return assert.fail("the test server's URL names no socket")
-      const front = yield* tlsFront(upstream)
-      const url = throughFront(database, front)
+      const { front, url } = yield* frontedDatabase
       assert.isDefined(ConnectionUrl.socketTarget(url), "the shared pool writes through Kiln's socket")
       const sql = yield* ServerClient.make(
         { url, ...ConnectionUrl.defaultNames(url), ssl: { ca: certificate } },
@@ -122,11 +122,7 @@ describe.skipIf(serverUrl === undefined)("ServerClient over TLS", () => {
 
   it.effect("a server certificate the client does not trust fails the connection", () =>
     TestClock.withLive(Effect.scoped(Effect.gen(function*() {
-      const database = yield* TestDatabase.serverDatabase(Redacted.make(serverUrl ?? ""))
-      const upstream = ConnectionUrl.socketTarget(database)
-      if (upstream === undefined) return assert.fail("the test server's URL names no socket")
-      const front = yield* tlsFront(upstream)
-      const url = throughFront(database, front)
+      const { front, url } = yield* frontedDatabase
       const attempt = yield* ServerClient.make({ url, ...ConnectionUrl.defaultNames(url) }, { shared: 1, own: 1 }).pipe(
         Effect.flatMap((sql) => sql`SELECT 1`),
         Effect.provide(Reactivity.layer),
