@@ -30,6 +30,11 @@ import { collectGarbage } from "./GarbageCollector.ts"
 export interface ReclaimerOptions {
   readonly intervalMillis: number
   readonly thresholdBytes: number
+  /**
+   * Told of each collection the reclaimer makes. V8 collects on its own too, at times of its
+   * choosing, so memory alone cannot tell whether the reclaimer acted.
+   */
+  readonly onCollect?: () => void
 }
 
 export const defaults: ReclaimerOptions = { intervalMillis: 20, thresholdBytes: 4 * 1024 * 1024 }
@@ -46,6 +51,7 @@ export const layer = (options: ReclaimerOptions = defaults): Layer.Layer<never> 
         if (held <= floor + options.thresholdBytes) return
         collect({ type: "minor" })
         floor = getHeapStatistics().external_memory
+        options.onCollect?.()
       }
       let timer: ReturnType<typeof setInterval> | undefined
       const unwatch = watchAcceptedConnections({
