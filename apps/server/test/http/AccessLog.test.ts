@@ -57,4 +57,16 @@ layer(TestServer.layer({ accessLog: true, trustedProxies: ["127.0.0.1"] }), { ti
       const logged = output.split("\n").filter((line) => line.includes("behind=proxy")).map((line) => JSON.parse(line))
       assert.deepStrictEqual(logged.map((line) => line.remote), ["203.0.113.77"])
     }))
+
+  it.effect("records git's smart HTTP requests too, with the forwarded client", () =>
+    Effect.gen(function*() {
+      const path = "/root/nothing.git/info/refs?service=git-upload-pack&behind=git"
+      let status = 0
+      const output = yield* capturedStdout(Effect.map(
+        request("GET", path, { headers: { "x-forwarded-for": "203.0.113.78" } }),
+        (answer) => void (status = answer.status)
+      ))
+      const logged = output.split("\n").filter((line) => line.includes("behind=git")).map((line) => JSON.parse(line))
+      assert.deepStrictEqual(logged.map((line) => [line.method, line.path, line.status, line.remote]), [["GET", path, status, "203.0.113.78"]])
+    }))
 })

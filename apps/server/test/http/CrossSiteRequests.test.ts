@@ -119,4 +119,19 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("cross-site requests", (it
       const read = yield* request("GET", "/api/v1/user/repos", { auth: owner.auth, headers: { "sec-fetch-site": "cross-site" } })
       assert.strictEqual(read.status, 200)
     }))
+
+  it.effect("refuses a cross-site push over smart HTTP with Basic credentials", () =>
+    Effect.gen(function*() {
+      const pusher = yield* createUser("pusher")
+      const created = yield* request("POST", "/api/v1/user/repos", { auth: pusher.auth, json: { name: "target" } })
+      assert.strictEqual(created.status, 201, created.text)
+      // What a page's `fetch` of git's own endpoint would send: a body git would read as commands.
+      const pushed = yield* request("POST", "/pusher/target.git/git-receive-pack", {
+        auth: pusher.auth,
+        body: "0000",
+        contentType: "application/x-git-receive-pack-request",
+        headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" }
+      })
+      assert.deepStrictEqual([pushed.status, pushed.body], [403, refusal])
+    }))
 })
