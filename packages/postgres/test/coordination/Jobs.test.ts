@@ -160,11 +160,22 @@ layer(JobsLive, { timeout: "120 seconds" })("Jobs on PostgreSQL", (it) => {
       const sql = yield* SqlClient.SqlClient
       const runs = yield* Ref.make(0)
       const task = PeriodicTask.make({ kind: "tick", every: 300, lease: 1_000, run: Ref.update(runs, (n) => n + 1) })
-      // Early in a period: three schedules reading times on either side of a due time would rightly
-      // make two (CI saw one such run).
-      const intoPeriod = (yield* Clock.currentTimeMillis) % 300
-      if (intoPeriod > 100) yield* Effect.sleep(300 - intoPeriod)
-      yield* Effect.all([task.schedule, task.schedule, task.schedule], { concurrency: "unbounded" })
+      // Three processes scheduling at one instant: reading the clock each, they can fall on either
+      // side of a due time and rightly make two (CI saw that twice).
+      const live = yield* Clock.Clock
+      const now = live.currentTimeMillisUnsafe()
+      const instant: Clock.Clock = {
+        currentTimeMillisUnsafe: () => now,
+        currentTimeMillis: Effect.succeed(now),
+        currentTimeNanosUnsafe: () => BigInt(now) * 1_000_000n,
+        currentTimeNanos: Effect.succeed(BigInt(now) * 1_000_000n),
+        monotonicTimeNanosUnsafe: () => live.monotonicTimeNanosUnsafe(),
+        monotonicTimeNanos: live.monotonicTimeNanos,
+        sleep: (duration) => live.sleep(duration)
+      }
+      yield* Effect.all([task.schedule, task.schedule, task.schedule], { concurrency: "unbounded" }).pipe(
+        Effect.provideService(Clock.Clock, instant)
+      )
       const pending = yield* sql<{ key: string }>`SELECT key FROM jobs WHERE kind = 'tick'`
       assert.strictEqual(pending.length, 1)
       yield* withWorkers([task.handler], Effect.gen(function*() {
