@@ -11,7 +11,8 @@
  * `dist/` holds `main.js` (the server), `kiln.js` (the command line, `pnpm kiln`: it starts in
  * about a third of the time its sources take), `RenderWorker.js` (the markdown worker, which WorkerPool
  * finds beside its own chunk), `EditorConfigWorker.js` (found the same way by MatchingThread),
- * `GitLauncherProcess.js` (the git launcher, found the same way by GitLauncher) and `templates/`
+ * `GitLauncherProcess.pl` and `.js` (the git launcher in Perl and in Node, found the same way by
+ * GitLauncher) and `templates/`
  * (read by RepositoryTemplates from beside its chunk). `PgliteTemplates.js` is run once
  * after bundling: the embedded database's templates are then made before any server or restore
  * needs them.
@@ -55,6 +56,7 @@ export const bundleServer = async (): Promise<void> => {
     }
   })
   cpSync(at("../../../packages/git/src/templates"), `${dist}/templates`, { recursive: true })
+  cpSync(at("../../../packages/git/src/launcher/GitLauncherProcess.pl"), `${dist}/GitLauncherProcess.pl`)
   prepareTemplates()
 }
 

@@ -4,13 +4,17 @@
  * `git upload-archive` in their full, stateful mode. Bytes stream straight through with the
  * streams' backpressure (packs never sit in memory). A push runs as the repository's write section
  * and is followed by `afterPush`, exactly as a push over smart HTTP (SmartHttp.ts).
+ *
+ * git is started through the launcher (launcher/GitLauncher.ts), as over smart HTTP: forking the
+ * server itself held its event loop for milliseconds per start. Its stderr then reaches the client
+ * as git exits; its progress does not wait, as it goes in the side band of its standard output.
  */
-import { spawn } from "node:child_process"
 import type { Readable, Writable } from "node:stream"
 import { diffRefs } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
 import { GitSlotsBusy, type GitProcessSlots } from "./GitProcessSlots.ts"
+import { startGit as launch } from "./launcher/GitLauncher.ts"
 import { readRefFiles } from "./RefFiles.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
 import type { Push, PushTarget } from "./SmartHttp.ts"
@@ -81,19 +85,20 @@ export const makeGitStreams = (options: GitStreamsOptions) => {
         throw error
       })
 
-  const spawnGit = (request: GitStreamRequest) =>
-    new Promise<number>((resolve) => {
-      const args = [
-        // Partial clones (`--filter`) as Forgejo allows them, as over HTTP.
-        "-c", "uploadpack.allowFilter=true",
-        "-c", "uploadpack.allowAnySHA1InWant=true",
-        request.service.slice("git-".length),
-        request.path
-      ]
-      const child = spawn(command.gitBinary, args, {
-        env: gitEnvironment({ ...command.env, ...(request.protocol === undefined ? {} : { GIT_PROTOCOL: request.protocol }) }),
-        stdio: "pipe"
-      })
+  const spawnGit = async (request: GitStreamRequest) => {
+    const args = [
+      // Partial clones (`--filter`) as Forgejo allows them, as over HTTP.
+      "-c", "uploadpack.allowFilter=true",
+      "-c", "uploadpack.allowAnySHA1InWant=true",
+      request.service.slice("git-".length),
+      request.path
+    ]
+    const child = await launch(
+      command.gitBinary,
+      args,
+      gitEnvironment({ ...command.env, ...(request.protocol === undefined ? {} : { GIT_PROTOCOL: request.protocol }) })
+    )
+    return new Promise<number>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined
       const stop = () => child.kill("SIGKILL")
       const finish = (code: number) => {
@@ -127,6 +132,7 @@ export const makeGitStreams = (options: GitStreamsOptions) => {
       child.stdout.pipe(request.output, { end: false })
       child.stderr.pipe(request.errors, { end: false })
     })
+  }
 
   const refsOf = async (path: string) => await readRefFiles(path) ?? await readRefs(command, path)
 

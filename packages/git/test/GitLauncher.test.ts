@@ -2,7 +2,14 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { once } from "node:events"
 import { readFileSync } from "node:fs"
 import { gitEnvironment } from "../src/GitEnvironment.ts"
-import { type GitProcess, startGit } from "../src/launcher/GitLauncher.ts"
+import {
+  type GitProcess,
+  gitStarter,
+  type LauncherProgram,
+  nodeLauncher,
+  perlLauncher,
+  type StartGit
+} from "../src/launcher/GitLauncher.ts"
 import { GitSandbox } from "./GitSandbox.ts"
 
 let sandbox: GitSandbox
@@ -28,17 +35,34 @@ const collect = async (git: GitProcess, input?: Buffer) => {
   return { code, signal, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString("utf8") }
 }
 
-describe("GitLauncher", () => {
+/** The command lines of this process's children, each argument ended by a NUL. */
+const childCommandLines = () =>
+  readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").split(" ").filter((pid) => pid.trim() !== "")
+    .map((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8"))
+
+/** Starts cat-file (which waits for input) with `startGit` and returns the programs running beside it as this process's children. */
+const childrenWhileGitRuns = async (startGit: StartGit) => {
+  const git = await startGit("git", ["--git-dir", gitdir, "cat-file", "--batch"], gitEnvironment())
+  await once(git, "spawn")
+  const children = childCommandLines()
+  const closed = once(git, "close")
+  git.stdin.end()
+  await closed
+  return children
+}
+
+const launchers: ReadonlyArray<readonly [string, LauncherProgram, string]> = [
+  ["Perl", perlLauncher, "perl\0"],
+  ["Node", nodeLauncher, `${process.execPath}\0`]
+]
+
+describe.each(launchers)("GitLauncher in %s", (_, program, commandLine) => {
+  const startGit = gitStarter([program])
+
   it("starts git from the launcher, not from this process", async () => {
-    // cat-file waits for input: its process stands still while this process's children are listed.
-    const git = await startGit("git", ["--git-dir", gitdir, "cat-file", "--batch"], gitEnvironment())
-    await once(git, "spawn")
-    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").split(" ").filter((pid) => pid.trim() !== "")
-    const gits = children.filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("git"))
-    assert.deepStrictEqual(gits, [], "git is a child of this process")
-    const closed = once(git, "close")
-    git.stdin.end()
-    await closed
+    const children = await childrenWhileGitRuns(startGit)
+    assert.deepStrictEqual(children.filter((line) => line.startsWith("git")), [], "git is a child of this process")
+    assert.isTrue(children.some((line) => line.startsWith(commandLine) && line.includes("GitLauncherProcess")))
   })
 
   it("passes input and output through whole, with git's exit code and stderr", async () => {
@@ -85,5 +109,27 @@ describe("GitLauncher", () => {
     const absent = await startGit("/nonexistent/git", [], gitEnvironment())
     const [error] = await once(absent, "error") as [Error]
     assert.include(error.message, "ENOENT")
+  })
+
+  it("keeps git's stderr up to 64 KiB, and passes arguments and environment as given", async () => {
+    const noisy = await startGit("sh", ["-c", "head -c 100000 /dev/zero | tr '\\0' x >&2; exit 3"], gitEnvironment())
+    const ended = await collect(noisy)
+    assert.strictEqual(ended.code, 3)
+    assert.strictEqual(ended.stderr, "x".repeat(64 * 1024))
+    const echoed = await collect(await startGit("sh", ["-c", "printf '%s|%s|%s' \"$1\" \"$KILN_VALUE\" \"$HOME\"", "sh", "an argument\nwith ünïcode="], { KILN_VALUE: "a=b c" }))
+    assert.strictEqual(echoed.stdout.toString("utf8"), "an argument\nwith ünïcode=|a=b c|")
+  })
+})
+
+describe("GitLauncher's choice", () => {
+  it("falls back to the Node launcher when the Perl one cannot start", async () => {
+    const missingPerl: LauncherProgram = { command: "/nonexistent/perl", args: perlLauncher.args }
+    const children = await childrenWhileGitRuns(gitStarter([missingPerl, nodeLauncher]))
+    assert.isTrue(children.some((line) => line.startsWith(`${process.execPath}\0`) && line.includes("GitLauncherProcess")))
+  })
+
+  it("starts git directly when no launcher starts", async () => {
+    const children = await childrenWhileGitRuns(gitStarter([{ command: "/nonexistent/perl", args: [] }]))
+    assert.isTrue(children.some((line) => line.startsWith("git")))
   })
 })

@@ -14,16 +14,19 @@
  * this user can enter, and a connection names its start by a random key, so no other local process
  * can stand in for a git. Here the connection is the
  * process's `stdin` (ending it is git's end of input) and `stdout`; git's stderr arrives with its
- * exit. When the launcher cannot be started, processes are started directly.
+ * exit. The launcher is the Perl program where perl runs (its forks cost a fraction of Node's), else
+ * the Node one; when neither can be started, processes are started directly.
  */
-import { type ChildProcess, fork, spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { EventEmitter } from "node:events"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer, type Server, type Socket } from "node:net"
+import { createServer, type Server, Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough, type Readable, type Writable } from "node:stream"
+import { fileURLToPath } from "node:url"
+import { encodeRequest, type Reply, ReplyReader } from "./LauncherProtocol.ts"
 
 /** What callers use of a started git: the subset of ChildProcess they need. */
 export interface GitProcess extends EventEmitter {
@@ -33,17 +36,22 @@ export interface GitProcess extends EventEmitter {
   kill(signal?: NodeJS.Signals): void
 }
 
-type LauncherMessage =
-  | { readonly _tag: "Ready" }
-  | { readonly _tag: "Started"; readonly id: number; readonly pid: number }
-  | { readonly _tag: "Failed"; readonly id: number; readonly message: string }
-  | {
-    readonly _tag: "Exited"
-    readonly id: number
-    readonly code: number | null
-    readonly signal: NodeJS.Signals | null
-    readonly stderr: string
-  }
+/** A launcher's program: the command running it, and its arguments before the socket directory. */
+export interface LauncherProgram {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+}
+
+// Run from source the programs lie beside this module; in the server's bundle, beside the chunk
+// holding it.
+const beside = (name: string) => fileURLToPath(new URL(name, import.meta.url))
+
+export const perlLauncher: LauncherProgram = { command: "perl", args: [beside("./GitLauncherProcess.pl")] }
+
+export const nodeLauncher: LauncherProgram = {
+  command: process.execPath,
+  args: [beside(import.meta.url.endsWith(".ts") ? "./GitLauncherProcess.ts" : "./GitLauncherProcess.js")]
+}
 
 /**
  * A start's connection opens with its key: a random UUID's hex digits (122 random bits), which no
@@ -53,10 +61,6 @@ type LauncherMessage =
 const KEY_BYTES = 32
 
 const newKey = (): string => randomUUID().replaceAll("-", "")
-
-// Run from source the launcher is GitLauncherProcess.ts; in the server's bundle it is
-// GitLauncherProcess.js beside the chunk holding this module.
-const launcherUrl = new URL(import.meta.url.endsWith(".ts") ? "./GitLauncherProcess.ts" : "./GitLauncherProcess.js", import.meta.url)
 
 /** git went away while its input was still being sent: the error a pipe would give. */
 const closedInput = () => Object.assign(new Error("git closed its input"), { code: "EPIPE" })
@@ -138,7 +142,7 @@ class LaunchedGit extends EventEmitter implements GitProcess {
     return this.#exit !== undefined
   }
 
-  exited(code: number | null, signal: NodeJS.Signals | null, stderr: string): void {
+  exited(code: number | null, signal: NodeJS.Signals | null, stderr: string | Buffer): void {
     this.#exit = { code, signal }
     this.stderr.end(stderr)
     this.#discardUnread()
@@ -178,33 +182,47 @@ class Launcher {
   /** Key of each pending start's connection → its id. */
   readonly #keys = new Map<string, number>()
   #nextId = 0
+  #ended = false
+  readonly #onReady: () => void
 
-  private constructor(child: ChildProcess, server: Server, directory: string) {
+  private constructor(child: ChildProcess, server: Server, directory: string, onReady: () => void) {
     this.child = child
     this.server = server
     this.directory = directory
     this.socketPath = join(directory, "git.sock")
-    child.on("message", (message: LauncherMessage) => {
-      if (message._tag === "Ready") return
-      const git = this.#pending.get(message.id)
-      if (git === undefined) return
-      if (message._tag === "Started") git.started()
-      else if (message._tag === "Failed") {
-        this.#untrack(message.id)
-        for (const [key, id] of this.#keys) if (id === message.id) this.#keys.delete(key)
-        git.failed(message.message)
-      } else {
-        // A quick git can exit before its connection is taken here: it stays pending for it, as
-        // its output is in that connection.
-        if (git.isConnected) this.#untrack(message.id)
-        git.exited(message.code, message.signal, message.stderr)
-      }
+    this.#onReady = onReady
+    const replies = new ReplyReader()
+    child.stdout?.on("data", (chunk: Buffer) => {
+      for (const reply of replies.push(chunk)) this.#receive(reply)
     })
+    child.stdout?.once("end", () => {
+      this.#ended = true
+    })
+    // A launcher that died is seen by its exit; what could not reach it is its loss.
+    child.on("error", () => undefined)
+    child.stdin?.on("error", () => undefined)
     server.on("connection", (socket) => this.#identify(socket))
     child.once("exit", () => this.#lost())
   }
 
-  static start(): Promise<Launcher> {
+  #receive(reply: Reply): void {
+    if (reply._tag === "Ready") return this.#onReady()
+    const git = this.#pending.get(reply.id)
+    if (git === undefined) return
+    if (reply._tag === "Started") git.started()
+    else if (reply._tag === "Failed") {
+      this.#untrack(reply.id)
+      for (const [key, id] of this.#keys) if (id === reply.id) this.#keys.delete(key)
+      git.failed(reply.message)
+    } else {
+      // A quick git can exit before its connection is taken here: it stays pending for it, as
+      // its output is in that connection.
+      if (git.isConnected) this.#untrack(reply.id)
+      git.exited(reply.code, isSignal(reply.signal) ? reply.signal : null, reply.stderr)
+    }
+  }
+
+  static start(program: LauncherProgram): Promise<Launcher> {
     const directory = mkdtempSync(join(tmpdir(), "kiln-git-"))
     const server = createServer()
     return new Promise<Launcher>((resolve, reject) => {
@@ -213,37 +231,45 @@ class Launcher {
         reject(error)
       })
       server.listen(join(directory, "git.sock"), () => {
-        const child = fork(launcherUrl, [directory], { stdio: ["ignore", "ignore", "inherit", "ipc"], execArgv: [], serialization: "json" })
-        const launcher = new Launcher(child, server, directory)
-        process.once("exit", () => rmSync(directory, { recursive: true, force: true }))
-        child.once("error", (error) => {
+        const child = spawn(program.command, [...program.args, directory], { stdio: ["pipe", "pipe", "inherit"] })
+        const fail = (error: Error) => {
           launcher.close()
           reject(error)
-        })
-        child.once("message", () => {
+        }
+        const exited = (code: number | null, signal: NodeJS.Signals | null) =>
+          fail(new Error(`the git launcher exited before it was ready (${code ?? signal})`))
+        const launcher: Launcher = new Launcher(child, server, directory, () => {
+          child.off("error", fail)
+          child.off("exit", exited)
           // Only a start under way keeps this process alive (Launcher.#track), not the launcher itself.
           child.unref()
-          child.channel?.unref()
+          launcher.#reference(false)
           server.unref()
           resolve(launcher)
         })
+        process.once("exit", () => rmSync(directory, { recursive: true, force: true }))
+        child.once("error", fail)
+        child.once("exit", exited)
       })
     })
   }
 
   get alive(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null && this.child.connected
+    return this.child.exitCode === null && this.child.signalCode === null && !this.#ended
   }
 
   start(command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): GitProcess {
     const id = ++this.#nextId
-    const git = new LaunchedGit((signal) => {
-      if (this.alive) this.child.send({ _tag: "Kill", id, signal })
-    })
     const key = newKey()
+    const request = encodeRequest({ _tag: "Start", id, key, command, args, env })
+    // As Node's spawn refuses it.
+    if (request === undefined) throw new TypeError(`an argument or environment entry of ${command} holds a NUL byte`)
+    const git = new LaunchedGit((signal) => {
+      if (this.alive) this.child.stdin?.write(encodeRequest({ _tag: "Kill", id, signal }) ?? "")
+    })
     this.#track(id, git)
     this.#keys.set(key, id)
-    this.child.send({ _tag: "Start", id, key, command, args, env, socketPath: this.socketPath })
+    this.child.stdin?.write(request)
     return git
   }
 
@@ -254,18 +280,25 @@ class Launcher {
   }
 
   /**
-   * A start waits on the launcher's messages and connection, which the event loop would not wait
-   * for once unreferenced: a command-line run awaiting git would end early. So the channel is
-   * referenced exactly while a start is pending.
+   * A start waits on the launcher's replies and connection, which the event loop would not wait
+   * for once unreferenced: a command-line run awaiting git would end early. So the launcher's
+   * output is referenced exactly while a start is pending.
    */
   #track(id: number, git: LaunchedGit): void {
-    if (this.#pending.size === 0) this.child.channel?.ref()
+    if (this.#pending.size === 0) this.#reference(true)
     this.#pending.set(id, git)
   }
 
   #untrack(id: number): void {
     if (!this.#pending.delete(id) || this.#pending.size > 0) return
-    this.child.channel?.unref()
+    this.#reference(false)
+  }
+
+  #reference(referenced: boolean): void {
+    const output = this.child.stdout
+    if (!(output instanceof Socket)) return
+    if (referenced) output.ref()
+    else output.unref()
   }
 
   /** Reads the start's name off a new connection, then hands the connection to its git. */
@@ -298,21 +331,38 @@ class Launcher {
   }
 }
 
-let launcher: Promise<Launcher | undefined> | undefined
+const isSignal = (name: string | null): name is NodeJS.Signals => name !== null && /^SIG[A-Z0-9]+$/.test(name)
+
+/** The first of `programs` that starts. */
+const startLauncher = async (programs: ReadonlyArray<LauncherProgram>): Promise<Launcher | undefined> => {
+  for (const program of programs) {
+    const started = await Launcher.start(program).catch(() => undefined)
+    if (started !== undefined) return started
+  }
+  return undefined
+}
 
 const directly = (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): GitProcess =>
   spawn(command, [...args], { env, stdio: "pipe" })
 
+export type StartGit = (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>) => Promise<GitProcess>
+
 /**
- * Starts `command` (git) with `args` and exactly `env`, through the launcher when it runs. The
- * result emits `spawn`, `error` and `close` (code, signal) as a ChildProcess does.
+ * Starts `command` (git) with `args` and exactly `env`, through the first of `programs` that runs
+ * as a launcher (started at the first call, and again if it died), else directly. The result emits
+ * `spawn`, `error` and `close` (code, signal) as a ChildProcess does.
  */
-export const startGit = async (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Promise<GitProcess> => {
-  launcher ??= Launcher.start().catch(() => undefined)
-  let running = await launcher
-  if (running !== undefined && !running.alive) {
-    launcher = Launcher.start().catch(() => undefined)
-    running = await launcher
+export const gitStarter = (programs: ReadonlyArray<LauncherProgram>): StartGit => {
+  let launcher: Promise<Launcher | undefined> | undefined
+  return async (command, args, env) => {
+    launcher ??= startLauncher(programs)
+    let running = await launcher
+    if (running !== undefined && !running.alive) {
+      launcher = startLauncher(programs)
+      running = await launcher
+    }
+    return running === undefined ? directly(command, args, env) : running.start(command, args, env)
   }
-  return running === undefined ? directly(command, args, env) : running.start(command, args, env)
 }
+
+export const startGit: StartGit = gitStarter([perlLauncher, nodeLauncher])
