@@ -35,10 +35,11 @@ const collect = async (git: GitProcess, input?: Buffer) => {
   return { code, signal, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString("utf8") }
 }
 
-/** The command lines of this process's children, each argument ended by a NUL. */
-const childCommandLines = () =>
+const childPids = () =>
   readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").split(" ").filter((pid) => pid.trim() !== "")
-    .map((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8"))
+
+/** The command lines of this process's children, each argument ended by a NUL. */
+const childCommandLines = () => childPids().map((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8"))
 
 /** Starts cat-file (which waits for input) with `startGit` and returns the programs running beside it as this process's children. */
 const childrenWhileGitRuns = async (startGit: StartGit) => {
@@ -109,6 +110,23 @@ describe.each(launchers)("GitLauncher in %s", (_, program, commandLine) => {
     const absent = await startGit("/nonexistent/git", [], gitEnvironment())
     const [error] = await once(absent, "error") as [Error]
     assert.include(error.message, "ENOENT")
+  })
+
+  it("reports a git whose launcher died as ended, and starts a new launcher for the next", async () => {
+    const startOwn = gitStarter([program])
+    const before = new Set(childPids())
+    const waiting = await startOwn("git", ["--git-dir", gitdir, "cat-file", "--batch"], gitEnvironment())
+    await once(waiting, "spawn")
+    const launcherPid = childPids().find((pid) => !before.has(pid))
+    assert.isDefined(launcherPid)
+    const closed = once(waiting, "close") as Promise<[number | null, NodeJS.Signals | null]>
+    process.kill(Number(launcherPid), "SIGKILL")
+    assert.deepStrictEqual(await closed, [null, null])
+    // The orphaned git ends with its input.
+    waiting.stdin.destroy()
+    const next = await collect(await startOwn("git", ["--version"], gitEnvironment()))
+    assert.strictEqual(next.code, 0)
+    assert.match(next.stdout.toString("utf8"), /^git version /)
   })
 
   it("keeps git's stderr up to 64 KiB, and passes arguments and environment as given", async () => {

@@ -7,13 +7,11 @@
 #
 # For each start it connects to the server's socket, names the start, and gives that connection to
 # git as its stdin and stdout; git's stderr is kept (bounded) and reported with its exit.
-# Only Perl's core modules are used.
+# Only the modules of Debian's perl-base are used.
 use strict;
 use warnings;
 use Config;
 use Errno qw(EAGAIN EINTR);
-use File::Basename qw(basename);
-use File::Path qw(remove_tree);
 use POSIX qw(WNOHANG WIFEXITED WEXITSTATUS WIFSIGNALED WTERMSIG);
 use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
 
@@ -111,9 +109,11 @@ sub kill_child {
   eval { kill $signal, $child->{pid} };
 }
 
+# The socket's directory goes with the server, however the server ended. It holds the socket alone.
 sub disconnected {
-  if (basename($directory) =~ /^kiln-git-/) {
-    remove_tree($directory);
+  if ($directory =~ m{(?:^|/)kiln-git-[^/]*/?$}) {
+    unlink $socket_path;
+    rmdir $directory;
   }
   exit 0;
 }
