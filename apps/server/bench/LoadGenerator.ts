@@ -96,28 +96,45 @@ export interface WindowCpu {
   readonly serverAll: number
   /** Postgres backends of the database; undefined when embedded. */
   readonly database: number | undefined
+  /**
+   * The whole machine's busy cores over the window, and the part of its busy CPU per request that
+   * neither the server nor its database took (the load generator, the probe, anything else):
+   * a window with fewer requests at the same CPU per request either left cores idle or gave them
+   * to something else, and these say which.
+   */
+  readonly machineCores: number | undefined
+  readonly elsewhere: number | undefined
 }
 
 interface CpuMark {
   readonly server: ThreadCpu.ProcessCpu | undefined
   readonly database: ReadonlyMap<string, number> | undefined
+  readonly machine: ThreadCpu.MachineCpu | undefined
+  readonly atMs: number
 }
 
 const markCpu = (watched: WatchedServer): CpuMark => ({
   server: ThreadCpu.sampleProcess(watched.pid),
-  database: watched.databaseName === undefined ? undefined : ThreadCpu.sampleMatching(watched.databaseName)
+  database: watched.databaseName === undefined ? undefined : ThreadCpu.sampleMatching(watched.databaseName),
+  machine: ThreadCpu.sampleMachine(),
+  atMs: performance.now()
 })
 
 const windowCpu = (before: CpuMark, after: CpuMark, requests: number): WindowCpu | undefined => {
   if (before.server === undefined || after.server === undefined) return undefined
   const server = ThreadCpu.processDelta(before.server, after.server)
   const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, requests)
+  const serverSeconds = ThreadCpu.totalSeconds(server)
+  const databaseSeconds = before.database === undefined || after.database === undefined
+    ? undefined
+    : ThreadCpu.matchingDelta(before.database, after.database)
+  const machine = before.machine === undefined || after.machine === undefined ? undefined : ThreadCpu.machineDelta(before.machine, after.machine)
   return {
     serverMain: perRequest(server.get("main thread") ?? 0),
-    serverAll: perRequest(ThreadCpu.totalSeconds(server)),
-    database: before.database === undefined || after.database === undefined
-      ? undefined
-      : perRequest(ThreadCpu.matchingDelta(before.database, after.database))
+    serverAll: perRequest(serverSeconds),
+    database: databaseSeconds === undefined ? undefined : perRequest(databaseSeconds),
+    machineCores: machine === undefined ? undefined : machine.busy / Math.max(1e-9, (after.atMs - before.atMs) / 1000),
+    elsewhere: machine === undefined ? undefined : perRequest(machine.busy - serverSeconds - (databaseSeconds ?? 0))
   }
 }
 

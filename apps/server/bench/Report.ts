@@ -44,6 +44,10 @@ export const render = (report: ScenarioReport): string => {
         lines.push(`    windows CPU µs per request: server ${series((window) => window.serverAll)}` +
           ` (main thread ${series((window) => window.serverMain)})` +
           (load.windowCpu.some((window) => window.database !== undefined) ? `, Postgres ${series((window) => window.database)}` : ""))
+        if (load.windowCpu.some((window) => window.machineCores !== undefined)) {
+          const cores = load.windowCpu.map((window) => window.machineCores === undefined ? "-" : number(window.machineCores, 2)).join(" ")
+          lines.push(`    windows machine: busy cores ${cores}; CPU µs per request elsewhere (load generator, probe, other) ${series((window) => window.elsewhere)}`)
+        }
       }
       const probes = load.windowProbe
       const [firstProbe, lastProbe] = [probes?.[0], probes?.[probes.length - 1]]
