@@ -26,7 +26,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough, type Readable, type Writable } from "node:stream"
 import { fileURLToPath } from "node:url"
-import { encodeRequest, type Reply, ReplyReader } from "./LauncherProtocol.ts"
+import { encodeRequest, isSignal, type Reply, ReplyReader } from "./LauncherProtocol.ts"
 
 /** What callers use of a started git: the subset of ChildProcess they need. */
 export interface GitProcess extends EventEmitter {
@@ -330,8 +330,6 @@ class Launcher {
     rmSync(this.directory, { recursive: true, force: true })
   }
 }
-
-const isSignal = (name: string | null): name is NodeJS.Signals => name !== null && /^SIG[A-Z0-9]+$/.test(name)
 
 /** The first of `programs` that starts. */
 const startLauncher = async (programs: ReadonlyArray<LauncherProgram>): Promise<Launcher | undefined> => {

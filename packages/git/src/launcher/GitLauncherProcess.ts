@@ -12,7 +12,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { rmSync } from "node:fs"
 import { connect } from "node:net"
 import { basename } from "node:path"
-import { encodeReply, type Reply, type Request, RequestReader } from "./LauncherProtocol.ts"
+import { encodeReply, isSignal, type Reply, type Request, RequestReader } from "./LauncherProtocol.ts"
 
 const STDERR_LIMIT = 64 * 1024
 
@@ -56,8 +56,6 @@ const start = (request: Extract<Request, { _tag: "Start" }>) => {
     })
   })
 }
-
-const isSignal = (name: string): name is NodeJS.Signals => /^SIG[A-Z0-9]+$/.test(name)
 
 const requests = new RequestReader()
 process.stdin.on("data", (chunk: Buffer) => {

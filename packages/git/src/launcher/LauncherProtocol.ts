@@ -41,6 +41,9 @@ export type Reply =
     readonly stderr: Buffer
   }
 
+/** Whether a signal's name as sent (`SIGTERM`) is one: both ends pass it on to Node as such. */
+export const isSignal = (name: string | null): name is NodeJS.Signals => name !== null && /^SIG[A-Z0-9]+$/.test(name)
+
 /** The request's bytes, or undefined when a field holds a NUL byte (as no process argument can). */
 export const encodeRequest = (request: Request): string | undefined => {
   const fields = request._tag === "Kill"
