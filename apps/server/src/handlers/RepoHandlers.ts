@@ -11,18 +11,19 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
-import { withLastModified } from "../http/conditional/LastModified.ts"
 import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
 import { refusePublicOnlyRepository } from "../http/PublicOnlyToken.ts"
-import { RepositoryJson, SearchResultsJson, toCollaboratorPermissionJson } from "../wire/Repository.ts"
+import { SearchResultsJson, toCollaboratorPermissionJson } from "../wire/Repository.ts"
 import { userJsonFor } from "../wire/User.ts"
 import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
+import { makeRepositoryAnswers } from "./RepositoryAnswers.ts"
 
 export const RepoHandlers = HandlerGroup.group(Api, "repository", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
   const { repositories, errors, urls, publicOnly, failure, lookup, render } = yield* makeRepoRequests
   const changes = yield* makeChangeEvents
   const users = yield* UserStore
+  const answerOf = makeRepositoryAnswers(render)
 
   /** Collaborator routes name a user who must exist: 422 otherwise (404 on the permission route). */
   const namedUser = (name: string, missing: (message: string) => ReturnType<typeof errors.validation | typeof errors.notFoundPlain>) =>
@@ -97,8 +98,7 @@ export const RepoHandlers = HandlerGroup.group(Api, "repository", [ApiErrors, Ki
         return plainJsonResponse(SearchResultsJson, { ok: true, data: result.items.map(render) })
       }))
     .handle("repoGet", ({ params }) =>
-      Effect.map(lookup(params), (found) =>
-        withLastModified(found.repository.updatedAt)(plainJsonResponse(RepositoryJson, render(found)))))
+      Effect.map(lookup(params), answerOf))
     .handle("repoGetByID", ({ params }) =>
       Effect.gen(function*() {
         const viewer = yield* currentUser

@@ -132,6 +132,12 @@ export const toRepositoryJson = (item: AccessibleRepository, urls: SiteUrls): Re
     item.parent === undefined ? null : repositoryJson({ ...item.parent, access: item.access }, urls, null)
   )
 
+/**
+ * What `repositoryJson` reads of the caller's access, as a key: two callers with the same variant
+ * get the same JSON of the same repository (RepositoryAnswers.ts keeps answers by it).
+ */
+export const accessVariant = (access: AccessibleRepository["access"]): string => `${access.mode} ${access.units["repo.code"]}`
+
 /** The JSON of `item` with `parent` in its place (built in one literal: a page renders 50 of them). */
 const repositoryJson = <Parent extends ParentRepositoryJson | null>(item: AccessibleRepository, urls: SiteUrls, parent: Parent) => {
   const { repository, owner, access } = item

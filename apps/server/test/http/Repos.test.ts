@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { KilnConfig } from "../../src/config/KilnConfig.ts"
@@ -181,6 +182,61 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("repositories", (it) => {
       yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name: "open" } })
       const anonymousList = yield* request("GET", "/api/v1/repos/dora/open/collaborators")
       assert.strictEqual(anonymousList.status, 401)
+    }))
+
+  it.effect("answers each caller with their own access whatever it answered before, and every change at once", () =>
+    Effect.gen(function*() {
+      // Answers are kept per repository and kind of access (RepositoryAnswers.ts): a cache that
+      // served one caller's answer to another, or outlived a change, would show here.
+      const owner = yield* createUser("polly")
+      const writer = yield* createUser("quinn")
+      const stranger = yield* createUser("rhea")
+      const made = yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name: "polled" } })
+      assert.strictEqual(made.status, 201, made.text)
+      const path = "/api/v1/repos/polly/polled"
+      const added = yield* request("PUT", `${path}/collaborators/quinn`, { auth: owner.auth, json: { permission: "write" } })
+      assert.strictEqual(added.status, 204)
+      const full = { admin: true, push: true, pull: true }
+      const reader = { admin: false, push: false, pull: true }
+      const callers = [
+        { auth: undefined, permissions: reader },
+        { auth: owner.auth, permissions: full },
+        { auth: writer.auth, permissions: { admin: false, push: true, pull: true } },
+        { auth: stranger.auth, permissions: reader },
+        { auth: admin, permissions: full }
+      ]
+      const get = (auth: TestServer.Auth | undefined) => request("GET", path, auth === undefined ? {} : { auth })
+      const first = new Map<number, string>()
+      for (let round = 0; round < 2; round++) {
+        for (const [index, caller] of callers.entries()) {
+          const answer = yield* get(caller.auth)
+          assert.strictEqual(answer.status, 200, answer.text)
+          assert.deepStrictEqual(at(answer.body, "permissions"), caller.permissions, `caller ${index}`)
+          // The tag is the SHA-1 of the body sent, kept or not.
+          assert.strictEqual(answer.headers.get("etag"), `"${createHash("sha1").update(answer.text).digest("base64url")}"`)
+          assert.strictEqual(answer.headers.get("last-modified"), new Date(Date.parse(String(at(answer.body, "updated_at")))).toUTCString())
+          if (round === 0) first.set(index, answer.text)
+          else assert.strictEqual(answer.text, first.get(index), `caller ${index}, again`)
+        }
+      }
+
+      // A change to the owner, nested in every answer.
+      const renamed = yield* request("PATCH", "/api/v1/admin/users/polly", { auth: admin, json: { full_name: "Polly Owner" } })
+      assert.strictEqual(renamed.status, 200, renamed.text)
+      for (const caller of callers) assert.strictEqual(at((yield* get(caller.auth)).body, "owner", "full_name"), "Polly Owner")
+
+      // Made private: those without access no longer see it, the others see the change.
+      const hidden = yield* request("PATCH", path, { auth: owner.auth, json: { private: true } })
+      assert.strictEqual(hidden.status, 200, hidden.text)
+      for (const caller of callers) {
+        const answer = yield* get(caller.auth)
+        if (caller.permissions === reader) assert.strictEqual(answer.status, 404)
+        else {
+          assert.strictEqual(answer.status, 200)
+          assert.isTrue(at(answer.body, "private"))
+          assert.deepStrictEqual(at(answer.body, "permissions"), caller.permissions)
+        }
+      }
     }))
 
   it.effect("lists a user's repositories and searches with Forgejo's rules", () =>

@@ -24,7 +24,10 @@ export class RepositoryStore extends Context.Service<RepositoryStore, {
    * counts it (`numForks`) in the same transaction.
    */
   readonly insert: (repository: NewRepository) => Effect.Effect<Repository, AlreadyExists>
-  /** By owner name and repository name, both case-insensitive. */
+  /**
+   * By owner name and repository name, both case-insensitive. May hand out the same object again
+   * while the repository and its owner are unchanged: a caller may keep work done on it by identity.
+   */
   readonly find: (ownerName: string, name: string) => Effect.Effect<Option.Option<OwnedRepository>>
   readonly findById: (id: number) => Effect.Effect<Option.Option<OwnedRepository>>
   /** Those of `ids` that exist, in no particular order (one round trip for a page's fork bases). */

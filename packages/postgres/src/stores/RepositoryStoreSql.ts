@@ -25,6 +25,7 @@ import * as EmbeddedReadCache from "./EmbeddedReadCache.ts"
 import { makeRepositorySearch } from "./RepositorySearchSql.ts"
 import { bool, int, positionsOf, text, totalOf } from "./Rows.ts"
 import { TEAM_COLUMNS, type TeamRow, toTeam } from "./TeamStoreSql.ts"
+import { UnchangedRows } from "./UnchangedRows.ts"
 import { userAt, userColumns } from "./UserStoreSql.ts"
 
 /** The columns of a Repository, in the order `repositoryAt` reads them. */
@@ -183,6 +184,9 @@ const isChangeKey = (key: string): key is keyof RepositoryChanges => key in CHAN
 /** Repositories kept by name on the embedded database (EmbeddedReadCache.ts): ~3 KB each. */
 const BY_NAME_ENTRIES = 4_096
 
+/** Repositories handed out again while their rows are unchanged (UnchangedRows.ts). */
+const UNCHANGED_ENTRIES = 4_096
+
 export const layer = Layer.effect(
   RepositoryStore,
   Effect.gen(function*() {
@@ -193,6 +197,18 @@ export const layer = Layer.effect(
     const searchRows = yield* makeRepositorySearch(OWNED_COLUMNS, ownedAt)
     // Every API request and git request about a repository looks it up by name first.
     const byName = yield* EmbeddedReadCache.make<Option.Option<OwnedRepository>>(BY_NAME_ENTRIES)
+    const unchanged = new UnchangedRows<OwnedRepository>(UNCHANGED_ENTRIES)
+    // The row versions of both tables, after OWNED_COLUMNS: what `unchanged` compares.
+    const versions = sql.literal("r.xmin::text, o.xmin::text")
+    /** A row of OWNED_COLUMNS and `versions` as the same object while both rows are unchanged. */
+    const sameOwned = (rows: ReadonlyArray<ReadonlyArray<unknown>>, keep: boolean): Option.Option<OwnedRepository> => {
+      const row = rows[0]
+      if (row === undefined) return Option.none()
+      const length = row.length
+      return Option.some(
+        unchanged.same(int(row[at.id]), `${text(row[length - 2])} ${text(row[length - 1])}`, () => ownedAt(row, 0), keep)
+      )
+    }
 
     const sameName = (error: SqlError.SqlError) =>
       error.reason._tag === "UniqueViolation"
@@ -238,10 +254,12 @@ export const layer = Layer.effect(
         const lowerName = name.toLowerCase()
         return byName.through(
           `${owner}/${lowerName}`,
-          sql`SELECT ${ownedColumns} FROM ${fromOwned} WHERE o.lower_name = ${owner} AND r.lower_name = ${lowerName}`.values.pipe(
-            Effect.map(one),
-            Effect.orDie
-          )
+          Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) =>
+            sql`SELECT ${ownedColumns}, ${versions} FROM ${fromOwned} WHERE o.lower_name = ${owner} AND r.lower_name = ${lowerName}`
+              .values.pipe(
+                Effect.map((rows) => sameOwned(rows, Option.isNone(transaction))),
+                Effect.orDie
+              ))
         )
       },
       findById: (id) => sql`SELECT ${ownedColumns} FROM ${fromOwned} WHERE r.id = ${id}`.values.pipe(Effect.map(one), Effect.orDie),

@@ -2,7 +2,8 @@
  * Repositories found by name on a real database (PGlite, or Postgres with KILN_TEST_DATABASE_URL):
  * on the embedded database the row read is kept until the next commit that changes a table
  * (EmbeddedReadCache.ts), and what every commit changed shows at once; on a server every lookup
- * reads the database.
+ * reads the database. On both, a repository whose rows are unchanged is the same object
+ * (UnchangedRows.ts), and one changed is a new one.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
@@ -42,15 +43,28 @@ layer(RepositoryStoreSql.layer.pipe(
   Layer.provideMerge(UserStoreSql.layer),
   Layer.provideMerge(migrations.pipe(Layer.provideMerge(TestDatabase.layer)))
 ), { timeout: "120 seconds" })("RepositoryStore.find", (it) => {
-  it.effect("keeps a row on the embedded database until a commit changes a table, and reads it anew on a server", () =>
+  it.effect("hands out the same object while the rows are unchanged, on the embedded database without reading them", () =>
     Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
       const owner = yield* account("keeper")
       yield* repository(owner, "Kept")
       const first = yield* find("keeper", "kept")
       const again = yield* find("KEEPER", "KEPT")
       assert.strictEqual(first?.repository.name, "Kept")
-      // The same object: the second lookup did not read the database (embedded), or it did (server).
-      assert.strictEqual(first === again, embedded)
+      assert.strictEqual(first, again)
+      // Another table's commit: the embedded database reads the row again, and it is unchanged.
+      yield* account("bystander")
+      assert.strictEqual(yield* find("keeper", "kept"), first)
+      // A change to the owner's row: a new object.
+      yield* sql`UPDATE users SET location = 'elsewhere' WHERE id = ${owner.id}`.pipe(Effect.orDie)
+      const moved = yield* find("keeper", "kept")
+      assert.notStrictEqual(moved, first)
+      assert.strictEqual(moved?.owner.location, "elsewhere")
+      assert.strictEqual(yield* find("keeper", "kept"), moved)
+      if (embedded) {
+        // Without a commit in between, the embedded lookup did not even read the database.
+        assert.strictEqual(yield* find("keeper", "kept"), moved)
+      }
       // A name not found is kept as well.
       assert.isUndefined(yield* find("keeper", "absent"))
       yield* repository(owner, "absent")
@@ -94,5 +108,20 @@ layer(RepositoryStoreSql.layer.pipe(
       )
       assert.strictEqual(seen?.repository.description, "uncommitted")
       assert.strictEqual((yield* find("inside", "written"))?.repository.description, "uncommitted")
+    }))
+
+  it.effect("keeps nothing read inside a transaction: one that writes a row twice leaves one row version id for both", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const owner = yield* account("twice")
+      const id = yield* repository(owner, "rewritten")
+      const between = yield* sql`UPDATE repositories SET description = 'first' WHERE id = ${id}`.pipe(
+        Effect.andThen(find("twice", "rewritten")),
+        Effect.tap(() => sql`UPDATE repositories SET description = 'second' WHERE id = ${id}`),
+        sql.withTransaction,
+        Effect.orDie
+      )
+      assert.strictEqual(between?.repository.description, "first")
+      assert.strictEqual((yield* find("twice", "rewritten"))?.repository.description, "second")
     }))
 })

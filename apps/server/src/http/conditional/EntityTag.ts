@@ -1,8 +1,18 @@
 /** Strong entity tags of answers, and the request's conditions on them (RFC 9110 §13). */
 import { hash } from "node:crypto"
 
+const digestOf = (body: Uint8Array): string => `"${hash("sha1", body, "base64url")}"`
+
+/** Tags computed ahead, for bodies sent again and again (RepositoryAnswers.ts), while they live. */
+const keptTags = new WeakMap<Uint8Array, string>()
+
 /** The tag of a body: its SHA-1, so every process (and every restart) tags the same body alike. */
-export const tagOf = (body: Uint8Array): string => `"${hash("sha1", body, "base64url")}"`
+export const tagOf = (body: Uint8Array): string => keptTags.get(body) ?? digestOf(body)
+
+/** Computes `body`'s tag now, for `tagOf` to find each time the same body is sent. */
+export const keepTag = (body: Uint8Array): void => {
+  keptTags.set(body, digestOf(body))
+}
 
 /**
  * `If-None-Match` against `tag`, by weak comparison as the RFC asks for this header: `*` or any
