@@ -14,6 +14,8 @@ import type { User } from "@kiln/domain/user/User"
 import { httpDate, keepTag } from "../http/conditional/EntityTag.ts"
 import { accessVariant, type RepositoryJson } from "../wire/Repository.ts"
 
+const encoder = new TextEncoder()
+
 interface Kept {
   /** The owner the answers show: the store hands out a new repository object when it changes too. */
   readonly owner: User
@@ -24,9 +26,10 @@ interface Kept {
 export const makeRepositoryAnswers = (render: (item: AccessibleRepository) => RepositoryJson) => {
   const kept = new WeakMap<Repository, Kept>()
 
-  const answer = (item: AccessibleRepository) => {
-    const bytes = new TextEncoder().encode(JSON.stringify(render(item)))
-    keepTag(bytes)
+  const answer = (item: AccessibleRepository, kept: boolean) => {
+    const bytes = encoder.encode(JSON.stringify(render(item)))
+    // Hashed once here for every time the kept answer is sent (ConditionalResponses tags each).
+    if (kept) keepTag(bytes)
     return HttpServerResponse.uint8Array(bytes, {
       contentType: "application/json",
       headers: { "last-modified": httpDate(item.repository.updatedAt) }
@@ -35,7 +38,7 @@ export const makeRepositoryAnswers = (render: (item: AccessibleRepository) => Re
 
   return (item: AccessibleRepository): HttpServerResponse.HttpServerResponse => {
     // A fork's answer shows its base too, which is read anew for every request: rendered each time.
-    if (item.parent !== undefined) return answer(item)
+    if (item.parent !== undefined) return answer(item, false)
     let entry = kept.get(item.repository)
     if (entry === undefined || entry.owner !== item.owner) {
       entry = { owner: item.owner, byAccess: new Map() }
@@ -44,7 +47,7 @@ export const makeRepositoryAnswers = (render: (item: AccessibleRepository) => Re
     const variant = accessVariant(item.access)
     const known = entry.byAccess.get(variant)
     if (known !== undefined) return known
-    const fresh = answer(item)
+    const fresh = answer(item, true)
     entry.byAccess.set(variant, fresh)
     return fresh
   }
