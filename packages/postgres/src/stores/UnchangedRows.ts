@@ -1,12 +1,12 @@
 /**
  * Objects read from rows, handed out again while those rows are unchanged. Every row version carries
- * the id of the transaction that wrote it (`xmin`), and a committed transaction leaves one version of
- * a row, so the same row with the same `xmin` holds the same data. A caller that keys work on the
- * object (RepoHandlers keeps a repository's JSON answer on it) then does that work once per change,
- * not once per read.
+ * the id of the transaction that wrote it (`xmin`), and others see only the last version a committed
+ * transaction left of a row, so the same row with the same `xmin` holds the same data. A caller that
+ * keys work on the object (RepositoryAnswers keeps a repository's JSON answer on it) then does that
+ * work once per change, not once per read.
  *
- * Nothing read inside a transaction is kept: a transaction that writes a row twice leaves two
- * versions with its one `xmin`, and a read between the writes would be kept for the second.
+ * Nothing read inside a transaction is kept: a transaction that writes a row twice makes two versions
+ * with its one `xmin`, and a read between the writes would be handed out for the second.
  */
 export class UnchangedRows<A> {
   readonly #kept = new Map<number, { readonly versions: string; readonly value: A }>()
