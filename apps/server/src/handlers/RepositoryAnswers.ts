@@ -17,7 +17,7 @@ import { accessVariant, type RepositoryJson } from "../wire/Repository.ts"
 const encoder = new TextEncoder()
 
 interface Kept {
-  /** The owner the answers show: the store hands out a new repository object when it changes too. */
+  /** The owner the answers show (the store already gives a new repository object when it changes). */
   readonly owner: User
   readonly byAccess: Map<string, HttpServerResponse.HttpServerResponse>
 }
@@ -26,10 +26,10 @@ interface Kept {
 export const makeRepositoryAnswers = (render: (item: AccessibleRepository) => RepositoryJson) => {
   const kept = new WeakMap<Repository, Kept>()
 
-  const answer = (item: AccessibleRepository, kept: boolean) => {
+  const answer = (item: AccessibleRepository, reused: boolean) => {
     const bytes = encoder.encode(JSON.stringify(render(item)))
-    // Hashed once here for every time the kept answer is sent (ConditionalResponses tags each).
-    if (kept) keepTag(bytes)
+    // Hashed once here for every time the answer is sent again (ConditionalResponses tags each).
+    if (reused) keepTag(bytes)
     return HttpServerResponse.uint8Array(bytes, {
       contentType: "application/json",
       headers: { "last-modified": httpDate(item.repository.updatedAt) }
