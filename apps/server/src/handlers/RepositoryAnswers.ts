@@ -11,7 +11,8 @@ import { HttpServerResponse } from "effect/http"
 import type { AccessibleRepository } from "@kiln/domain/repo/Repositories"
 import type { Repository } from "@kiln/domain/repo/Repository"
 import type { User } from "@kiln/domain/user/User"
-import { httpDate, keepTag } from "../http/conditional/EntityTag.ts"
+import { keepTag } from "../http/conditional/EntityTag.ts"
+import { withLastModified } from "../http/conditional/LastModified.ts"
 import { accessVariant, type RepositoryJson } from "../wire/Repository.ts"
 
 const encoder = new TextEncoder()
@@ -30,10 +31,7 @@ export const makeRepositoryAnswers = (render: (item: AccessibleRepository) => Re
     const bytes = encoder.encode(JSON.stringify(render(item)))
     // Hashed once here for every time the answer is sent again (ConditionalResponses tags each).
     if (reused) keepTag(bytes)
-    return HttpServerResponse.uint8Array(bytes, {
-      contentType: "application/json",
-      headers: { "last-modified": httpDate(item.repository.updatedAt) }
-    })
+    return withLastModified(item.repository.updatedAt)(HttpServerResponse.uint8Array(bytes, { contentType: "application/json" }))
   }
 
   return (item: AccessibleRepository): HttpServerResponse.HttpServerResponse => {
