@@ -96,6 +96,15 @@ describe.each(launchers)("GitLauncher in %s", (_, program, commandLine) => {
     }
   })
 
+  it("ends the output of a process that exits leaving its input unread", async () => {
+    // The kernel resets a Unix connection closed with unread data in it: the output must end anyway
+    // (upload-pack refusing a `want` exits before it reads the rest of the request).
+    const git = await startGit("sh", ["-c", "sleep 0.2; printf 'refused'; exit 128"], gitEnvironment())
+    const run = await collect(git, Buffer.alloc(4096, "want\n"))
+    assert.strictEqual(run.code, 128)
+    assert.strictEqual(run.stdout.toString("utf8"), "refused")
+  }, 10_000)
+
   it("kills a process that waits, and reports a program that cannot start", async () => {
     const waiting = await startGit("git", ["--git-dir", gitdir, "cat-file", "--batch"], gitEnvironment())
     const closed = once(waiting, "close") as Promise<[number | null, NodeJS.Signals | null]>

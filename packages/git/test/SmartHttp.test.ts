@@ -171,6 +171,20 @@ describe("SmartHttp with the stock git CLI", () => {
     assert.match(await v2.text(), /^000eversion 2\n/)
   })
 
+  it("answers a protocol v2 fetch of an object the repository lacks with git's error, at once", async () => {
+    // upload-pack refuses the `want` and exits before reading the lines after it.
+    const line = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`
+    const missing = "1234567890abcdef1234567890abcdef12345678"
+    const response = await fetch(`${base}/alice/public.git/git-upload-pack`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-git-upload-pack-request", "Git-Protocol": "version=2" },
+      body: `${line("command=fetch\n")}0001${line("ofs-delta\n")}${line(`want ${missing}\n`)}` +
+        `${line(`have ${"ab".repeat(20)}\n`)}${line("done\n")}0000`
+    })
+    assert.strictEqual(response.status, 200)
+    assert.include(await response.text(), `ERR upload-pack: not our ref ${missing}`)
+  }, 10_000)
+
   it("gunzips request bodies", async () => {
     // Forty branches make a fetch request larger than 1 KiB, which git sends gzipped.
     const work = await sandbox.workTree("many")
