@@ -11,7 +11,7 @@ import { once } from "node:events"
 import { existsSync, statSync } from "node:fs"
 import { join } from "node:path"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Readable } from "node:stream"
+import type { Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { createGunzip } from "node:zlib"
 import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
@@ -247,6 +247,17 @@ const readWhole = (req: IncomingMessage, idleMillis: number): Promise<Buffer> =>
     })
   })
 
+/**
+ * Writes `data` to git's input and ends it, settling when it is written or fails: as
+ * `pipeline(Readable.from([data]), input)` does, without the AbortController pipeline makes and
+ * aborts on every call (and the DOMException, with its stack trace, that the abort makes).
+ */
+const endWith = (input: Writable, data: Buffer): Promise<void> =>
+  new Promise((resolve, reject) => {
+    input.on("error", reject)
+    input.end(data, (error?: Error | null) => (error ? reject(error) : resolve()))
+  })
+
 /** Whether the body is read whole first (see READ_WHOLE_BYTES): protocol v2, plain, and small by its declared length. */
 const readsWhole = (req: IncomingMessage, protocol: string): boolean => {
   if (!isProtocolV2(protocol) || req.headers["content-encoding"] !== undefined) return false
@@ -398,12 +409,10 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     }
     res.on("close", abandon)
     const encoding = req.headers["content-encoding"]
-    const body = whole !== undefined
-      ? Readable.from([whole])
-      : encoding === "gzip" || encoding === "x-gzip"
-      ? req.pipe(createGunzip())
-      : req
-    const upload = pipeline(body, git.child.stdin).catch((error: unknown) => {
+    const sent = whole !== undefined
+      ? endWith(git.child.stdin, whole)
+      : pipeline(encoding === "gzip" || encoding === "x-gzip" ? req.pipe(createGunzip()) : req, git.child.stdin)
+    const upload = sent.catch((error: unknown) => {
       // git stops reading once it has what it needs (EPIPE); a broken body ends the exchange.
       if (!(error instanceof Error && "code" in error && error.code === "EPIPE")) {
         git.child.kill("SIGTERM")
@@ -422,7 +431,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       const git = await startGit("git-upload-pack", path, protocol, false)
       const chunks: Array<Buffer> = []
       git.child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk))
-      const input = pipeline(Readable.from([request]), git.child.stdin).catch(() => undefined)
+      const input = endWith(git.child.stdin, request).catch(() => undefined)
       const stopWatching = watchIdle(git, undefined, res, route)
       const [code] = await Promise.all([git.exited, input]).finally(stopWatching)
       if (code !== 0) reportError(new Error(`git git-upload-pack exited ${code}: ${git.stderr()}`), route)
