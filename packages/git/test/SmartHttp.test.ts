@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import type { GitStorage } from "@kiln/domain/git/GitStorage"
 import { ZeroId } from "@kiln/domain/git/RefUpdate"
 import { makeGitStorage } from "../src/GitStorageLive.ts"
+import { FLUSH_LINE, pktLine } from "../src/PktLine.ts"
 import { RepositoryLocks } from "../src/RepositoryLocks.ts"
 import { repositoryPath } from "../src/RepositoryPaths.ts"
 import { type GitAccessDecision, makeSmartHttpHandler, parseSmartHttpPath, type Push } from "../src/SmartHttp.ts"
@@ -173,13 +174,12 @@ describe("SmartHttp with the stock git CLI", () => {
 
   it("answers a protocol v2 fetch of an object the repository lacks with git's error, at once", async () => {
     // upload-pack refuses the `want` and exits before reading the lines after it.
-    const line = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`
     const missing = "1234567890abcdef1234567890abcdef12345678"
     const response = await fetch(`${base}/alice/public.git/git-upload-pack`, {
       method: "POST",
       headers: { "Content-Type": "application/x-git-upload-pack-request", "Git-Protocol": "version=2" },
-      body: `${line("command=fetch\n")}0001${line("ofs-delta\n")}${line(`want ${missing}\n`)}` +
-        `${line(`have ${"ab".repeat(20)}\n`)}${line("done\n")}0000`
+      body: `${pktLine("command=fetch\n")}0001${pktLine("ofs-delta\n")}${pktLine(`want ${missing}\n`)}` +
+        `${pktLine(`have ${"ab".repeat(20)}\n`)}${pktLine("done\n")}${FLUSH_LINE}`
     })
     assert.strictEqual(response.status, 200)
     assert.include(await response.text(), `ERR upload-pack: not our ref ${missing}`)

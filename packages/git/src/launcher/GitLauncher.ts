@@ -106,7 +106,7 @@ class LaunchedGit extends EventEmitter implements GitProcess {
       this.#socketClosed = true
       // A git that exits leaving input unread (upload-pack refusing a `want`) resets the connection:
       // it closes with an error and no end, and its output must end all the same, or the request
-      // waits for the idle timeout. Everything git wrote was read before the reset.
+      // waits for the idle timeout. What git wrote before it exited is read ahead of the reset.
       if (!this.stdout.writableEnded) this.stdout.end()
       this.#discardUnread()
     })
