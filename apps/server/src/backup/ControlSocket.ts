@@ -5,14 +5,14 @@
  * whoever can reach it can read the database files anyway. A server on DATABASE_URL does not listen:
  * the command opens the database itself.
  */
-import { chmod, rm } from "node:fs/promises"
-import { createServer, type Server, type Socket } from "node:net"
+import type { Socket } from "node:net"
 import { join, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql"
 import { generatedKeyPath } from "@kiln/openpgp"
 import { KilnConfig } from "../config/KilnConfig.ts"
+import * as OwnerOnlySocket from "../platform/OwnerOnlySocket.ts"
 import { decodeRequest, encodeLine, SOCKET_NAME } from "./ControlProtocol.ts"
 import { dump } from "./Dump.ts"
 
@@ -51,24 +51,9 @@ export const layer = Layer.effectDiscard(Effect.gen(function*() {
   const context = yield* Effect.context<SqlClient.SqlClient>()
   const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
     Effect.runPromise(effect.pipe(Effect.provideContext(context)))
-  yield* Effect.acquireRelease(
-    Effect.promise(async () => {
-      // This process holds the data directory's lock: a socket file there is a crashed server's.
-      await rm(path, { force: true })
-      const server: Server = createServer((socket) => serve(socket, run, dataDir, signingKey))
-      const listening = await new Promise<boolean>((done) => {
-        server.once("error", () => done(false))
-        server.listen(path, () => done(true))
-      })
-      if (listening) await chmod(path, 0o600).catch(() => {})
-      return { server, listening }
-    }),
-    ({ server, listening }) =>
-      Effect.promise(async () => {
-        if (listening) await new Promise<void>((done) => server.close(() => done()))
-        await rm(path, { force: true })
-      })
-  ).pipe(Effect.tap(({ listening }) =>
-    listening ? Effect.void : Effect.logWarning(`no control socket at ${path}: kiln dump cannot reach this server`)
-  ))
+  yield* OwnerOnlySocket.listen(
+    path,
+    (socket) => serve(socket, run, dataDir, signingKey),
+    `no control socket at ${path}: kiln dump cannot reach this server`
+  )
 }))

@@ -3,14 +3,14 @@
  * embedded database: `kiln serv` is then served by this process, through the same GitSessions as
  * the built-in SSH server. The socket is the owner's only (mode 0600), as the control socket.
  */
-import { chmod, rm } from "node:fs/promises"
-import { createServer, type Server, type Socket } from "node:net"
+import type { Socket } from "node:net"
 import { join, resolve } from "node:path"
 import { Writable } from "node:stream"
 import { Effect, Layer, Option } from "effect"
 import { Digest } from "effect/crypto"
 import { SshIdentities } from "@kiln/domain/ssh/SshIdentities"
 import { KilnConfig } from "../config/KilnConfig.ts"
+import * as OwnerOnlySocket from "../platform/OwnerOnlySocket.ts"
 import { authorizedKey } from "./AuthorizedKeys.ts"
 import * as GitSessions from "./GitSessions.ts"
 import { decodeServRequest, frame, FRAME_EXIT, FRAME_STDERR, FRAME_STDOUT, SSH_SOCKET_NAME } from "./ServProtocol.ts"
@@ -89,25 +89,8 @@ export const layer = Layer.effectDiscard(Effect.gen(function*() {
     exit(code)
   }
 
-  yield* Effect.acquireRelease(
-    Effect.promise(async () => {
-      // This process holds the data directory's lock: a socket file there is a crashed server's.
-      await rm(path, { force: true })
-      // The client half-closes after its input: its answer still flows.
-      const server: Server = createServer({ allowHalfOpen: true }, (socket) => void serve(socket))
-      const listening = await new Promise<boolean>((done) => {
-        server.once("error", () => done(false))
-        server.listen(path, () => done(true))
-      })
-      if (listening) await chmod(path, 0o600).catch(() => {})
-      return { server, listening }
-    }),
-    ({ server, listening }) =>
-      Effect.promise(async () => {
-        if (listening) await new Promise<void>((done) => server.close(() => done()))
-        await rm(path, { force: true })
-      })
-  ).pipe(Effect.tap(({ listening }) =>
-    listening ? Effect.void : Effect.logWarning(`no SSH socket at ${path}: kiln serv cannot reach this server`)
-  ))
+  // The client half-closes after its input: its answer still flows.
+  yield* OwnerOnlySocket.listen(path, (socket) => void serve(socket), `no SSH socket at ${path}: kiln serv cannot reach this server`, {
+    allowHalfOpen: true
+  })
 }))
