@@ -15,10 +15,21 @@
  */
 import { refState } from "./RefFiles.ts"
 
-/** Bytes of answers kept across repositories; the least recently used go first. */
+/**
+ * Bytes kept across repositories, each answer with its request, key and state; the least recently
+ * used go first. Requests count too: they are the client's, and a client choosing a new one per
+ * request otherwise filled memory with them under a budget their answers never reached.
+ */
 const BUDGET_BYTES = 16 * 1024 * 1024
 /** A repository with so many refs that its answer is larger is not remembered (it would crowd out the rest). */
 const LARGEST_ANSWER_BYTES = 1024 * 1024
+/**
+ * A request this large is answered but not remembered: git's `ls-refs` of a fetch is a few hundred
+ * bytes, a prefix per refspec; a larger one is not a request that comes back.
+ */
+const LARGEST_REQUEST_BYTES = 8 * 1024
+/** What an entry costs beyond its bytes: the map entries, the entry object, the buffers' headers. */
+const ENTRY_OVERHEAD_BYTES = 256
 
 /** What git answered, and whether it exited as it should (only then is the answer kept). */
 export interface GitAnswer {
@@ -35,11 +46,20 @@ interface Answer {
 
 const keyOf = (path: string, protocol: string, request: Buffer): string => `${path}\0${protocol}\0${request.toString("latin1")}`
 
+/** The memory an entry holds under `key`: a string's characters may take two bytes each. */
+const costOf = (key: string, entry: Answer): number =>
+  ENTRY_OVERHEAD_BYTES + 2 * key.length + entry.request.length + entry.answer.length + 2 * entry.state.length
+
 export class RefListings {
   readonly #answers = new Map<string, Answer>()
   /** The keys of the answers kept per repository: a push advances its own, not a scan of all. */
   readonly #keysByPath = new Map<string, Set<string>>()
   #bytes = 0
+
+  /** How many answers are kept. */
+  get size(): number {
+    return this.#answers.size
+  }
 
   /**
    * The answer to `request` (a whole `command=ls-refs` request body, or ADVERTISEMENT) for the
@@ -48,7 +68,7 @@ export class RefListings {
    */
   async answer(path: string, protocol: string, request: Buffer, ask: () => Promise<GitAnswer>): Promise<Buffer> {
     const before = await refState(path).catch(() => undefined)
-    if (before === undefined) return (await ask()).answer
+    if (before === undefined || request.length > LARGEST_REQUEST_BYTES) return (await ask()).answer
     const key = keyOf(path, protocol, request)
     const known = this.#answers.get(key)
     if (known !== undefined && known.state === before) {
@@ -90,7 +110,7 @@ export class RefListings {
     const keys = this.#keysByPath.get(entry.path)
     if (keys === undefined) this.#keysByPath.set(entry.path, new Set([key]))
     else keys.add(key)
-    this.#bytes += entry.answer.length + entry.state.length
+    this.#bytes += costOf(key, entry)
     for (const oldest of this.#answers.keys()) {
       if (this.#bytes <= BUDGET_BYTES) break
       this.#forget(oldest)
@@ -104,7 +124,7 @@ export class RefListings {
     const keys = this.#keysByPath.get(entry.path)
     keys?.delete(key)
     if (keys?.size === 0) this.#keysByPath.delete(entry.path)
-    this.#bytes -= entry.answer.length + entry.state.length
+    this.#bytes -= costOf(key, entry)
   }
 }
 

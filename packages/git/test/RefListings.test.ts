@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as fc from "fast-check"
+import { RefListings } from "../src/RefListings.ts"
 import { makeSmartHttpHandler } from "../src/SmartHttp.ts"
 import { GitSandbox } from "./GitSandbox.ts"
 
@@ -360,5 +361,39 @@ describe("push advertisements", () => {
       assert.strictEqual(await receiveAdvertisementViaKiln("borrower", undefined), gitsOwnReceiveAdvertisement(borrower, undefined))
     }
     assert.strictEqual(startedProcesses(), before + 2)
+  })
+})
+
+describe("memory", () => {
+  const answered = (answer: string) => () => Promise.resolve({ answer: Buffer.from(answer), complete: true })
+
+  it("a request larger than any git sends is answered, and not kept", async () => {
+    const { gitdir } = await newRepository()
+    const listings = new RefListings()
+    const request = Buffer.from(lsRefsRequest([`refs/nothing/${"x".repeat(60_000)}`]))
+    let asked = 0
+    const ask = () => {
+      asked++
+      return answered("0000")()
+    }
+    for (let i = 0; i < 3; i++) assert.strictEqual((await listings.answer(gitdir, "version=2", request, ask)).toString(), "0000")
+    assert.strictEqual(asked, 3)
+    assert.strictEqual(listings.size, 0)
+  })
+
+  it("requests count against the budget: a client naming a new one each time keeps memory bounded", async () => {
+    // A client sent ~60 KB ls-refs requests, each new, whose answers were empty: the budget counted
+    // the answers alone, and 3,200 requests held ~400 MB of requests and their keys.
+    const { gitdir } = await newRepository()
+    const listings = new RefListings()
+    const requests = 4_000
+    for (let i = 0; i < requests; i++) {
+      const request = Buffer.from(lsRefsRequest([`refs/nothing/${i}/${"x".repeat(7_000)}`]))
+      await listings.answer(gitdir, "version=2", request, answered("0000"))
+    }
+    // Each kept entry holds its request (~7 KB) and its key (twice that, at most): at most 16 MiB of them.
+    const held = listings.size * 7_000
+    assert.isBelow(held, 16 * 1024 * 1024)
+    assert.isAbove(listings.size, 0)
   })
 })
