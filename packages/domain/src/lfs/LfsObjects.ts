@@ -146,10 +146,16 @@ export const layer: Layer.Layer<
       }
       // Anything this batch would add counts toward the owner: refused as a whole when over quota.
       if (items.some((item) => item._tag === "Upload")) yield* quotas.require(target.owner, "size:git:lfs")
+      // Each oid is decided once, whatever the outcome: a batch naming one object thousands of
+      // times asks the stores once for it (every item of that oid gets the same answer, as in
+      // Forgejo, where the first item's reference makes the later ones present).
+      const decided = new Set<string>()
       const linked = new Set<string>()
       const now = yield* nowSeconds
       for (const pointer of linkable) {
-        if (linked.has(pointer.oid) || !(yield* accessible(caller, pointer.oid))) continue
+        if (decided.has(pointer.oid)) continue
+        decided.add(pointer.oid)
+        if (!(yield* accessible(caller, pointer.oid))) continue
         // Gone meanwhile (collected): it is uploaded again.
         const added = yield* Effect.option(store.addReference(repositoryId, pointer, now))
         if (Option.isSome(added)) linked.add(pointer.oid)
