@@ -14,6 +14,7 @@ import { diffRefs } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
 import { GitSlotsBusy, type GitProcessSlots } from "./GitProcessSlots.ts"
+import { stopGit } from "./GitProcessStop.ts"
 import { startGit as launch } from "./launcher/GitLauncher.ts"
 import { readRefFiles } from "./RefFiles.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
@@ -100,7 +101,7 @@ export const makeGitStreams = (options: GitStreamsOptions) => {
     )
     return new Promise<number>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined
-      const stop = () => child.kill("SIGKILL")
+      const stop = () => stopGit(child, request.service, "SIGKILL")
       const finish = (code: number) => {
         if (timer !== undefined) clearTimeout(timer)
         request.signal.removeEventListener("abort", stop)

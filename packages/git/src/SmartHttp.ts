@@ -2,10 +2,11 @@
  * Git's smart HTTP protocol for `/{owner}/{repo}(.git)/(info/refs|git-upload-pack|git-receive-pack)`,
  * served by the stock `git upload-pack` / `git receive-pack --stateless-rpc`, as Forgejo does.
  * Bodies stream straight through between the socket and git (packs never sit in memory), but for
- * small protocol v2 requests, read whole to answer `ls-refs` from memory when git's answer cannot
- * have changed, as the v0/v1 ref advertisements are (RefListings.ts; a push carries its own forward,
- * ReceivePackAdvertisement.ts); who may read or push is asked of the caller, and pushes are followed
- * by a callback under a per-repository lock.
+ * the start of a fetch's request, read before git starts (its first MiB: all of it as git sends
+ * most), so that a client sending slowly holds no git slot and a protocol v2 `ls-refs` is answered
+ * from memory when git's answer cannot have changed, as the v0/v1 ref advertisements are
+ * (RefListings.ts; a push carries its own forward, ReceivePackAdvertisement.ts); who may read or
+ * push is asked of the caller, and pushes are followed by a callback under a per-repository lock.
  */
 import { once } from "node:events"
 import { existsSync, statSync } from "node:fs"
@@ -25,6 +26,7 @@ import * as ReceivePackAdvertisement from "./ReceivePackAdvertisement.ts"
 import * as LsRefsAnswer from "./LsRefsAnswer.ts"
 import { readRefSnapshot, type RefSnapshot } from "./RefFiles.ts"
 import { GitProcessSlots, GitSlotsBusy } from "./GitProcessSlots.ts"
+import { stopGit } from "./GitProcessStop.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
 
 export type GitService = "git-upload-pack" | "git-receive-pack"
@@ -215,37 +217,69 @@ const abortedWith = (res: ServerResponse): AbortSignal => {
 }
 
 /**
- * A protocol v2 request to `git-upload-pack` this small is read whole before git starts, to see
- * whether it is `ls-refs` (answered from RefListings when it can be). git sends its requests with
- * a Content-Length up to its `http.postBuffer` (1 MiB); `ls-refs` takes a few hundred bytes.
+ * How much of a `git-upload-pack` request is read before it waits for a git slot: git's client sends
+ * a request up to its `http.postBuffer` (1 MiB) whole, with a Content-Length, and a fetch's
+ * negotiation rarely needs more. A client that trickles its request holds no slot meanwhile (eight
+ * such clients held every slot, and every other fetch waited); a body larger than this starts git
+ * once its first MiB has come, and the rest streams.
  */
-const READ_WHOLE_BYTES = 64 * 1024
+const READ_FIRST_BYTES = 1024 * 1024
+
+/** A request body's start: all of it (`ended`), or its first READ_FIRST_BYTES and more to come from the request. */
+interface BodyStart {
+  readonly head: Buffer
+  readonly ended: boolean
+}
 
 /**
- * The body of `req`, whose Content-Length is at most READ_WHOLE_BYTES; rejects when the client goes
- * away, or sends nothing for `idleMillis` (0: no limit), as a streamed body would be given up.
+ * The first `limit` bytes of `req` (all of it when it is shorter), read before git starts; rejects
+ * when the client goes away, or sends nothing for `idleMillis` (0: no limit), as a streamed body
+ * would be given up. A longer body is left paused after its first chunks.
  */
-const readWhole = (req: IncomingMessage, idleMillis: number): Promise<Buffer> =>
+const readStart = (req: IncomingMessage, limit: number, idleMillis: number): Promise<BodyStart> =>
   new Promise((resolve, reject) => {
     const chunks: Array<Buffer> = []
+    let bytes = 0
     const timer = idleMillis > 0 ? setTimeout(() => req.destroy(new Error(`the request body stalled for ${idleMillis} ms`)), idleMillis) : undefined
-    req.on("data", (chunk: Buffer) => {
+    const settle = () => {
+      clearTimeout(timer)
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("close", onClose)
+      req.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
       timer?.refresh()
       chunks.push(chunk)
-    })
-    req.once("end", () => {
-      clearTimeout(timer)
-      resolve(Buffer.concat(chunks))
-    })
-    req.once("close", () => {
-      clearTimeout(timer)
-      if (!req.complete) reject(new Error("the client went away before its request ended"))
-    })
-    req.once("error", (error) => {
-      clearTimeout(timer)
+      bytes += chunk.length
+      if (bytes < limit) return
+      req.pause()
+      settle()
+      resolve({ head: Buffer.concat(chunks), ended: false })
+    }
+    const onEnd = () => {
+      settle()
+      resolve({ head: Buffer.concat(chunks), ended: true })
+    }
+    const onClose = () => {
+      settle()
+      reject(new Error("the client went away before its request ended"))
+    }
+    const onError = (error: Error) => {
+      settle()
       reject(error)
-    })
+    }
+    req.on("data", onData)
+    req.once("end", onEnd)
+    req.once("close", onClose)
+    req.once("error", onError)
   })
+
+/** The whole body: its start, then what the request still has. */
+async function* restOf(start: BodyStart, req: IncomingMessage): AsyncGenerator<Buffer> {
+  yield start.head
+  if (!start.ended) yield* req
+}
 
 /**
  * Writes `data` to git's input and ends it, settling when it is written or fails: as
@@ -258,11 +292,9 @@ const endWith = (input: Writable, data: Buffer): Promise<void> =>
     input.end(data, (error?: Error | null) => (error ? reject(error) : resolve()))
   })
 
-/** Whether the body is read whole first (see READ_WHOLE_BYTES): protocol v2, plain, and small by its declared length. */
-const readsWhole = (req: IncomingMessage, protocol: string): boolean => {
-  if (!isProtocolV2(protocol) || req.headers["content-encoding"] !== undefined) return false
-  const length = Number(req.headers["content-length"] ?? Number.NaN)
-  return Number.isSafeInteger(length) && length >= 0 && length <= READ_WHOLE_BYTES
+const isGzipped = (req: IncomingMessage): boolean => {
+  const encoding = req.headers["content-encoding"]
+  return encoding === "gzip" || encoding === "x-gzip"
 }
 
 export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
@@ -276,11 +308,20 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   const idleTimeout = options.idleTimeoutMillis ?? 120_000
   const slots = options.slots ?? new GitProcessSlots()
 
-  /** Kills `git` once nothing has moved through it for the idle timeout; the answer stops the watch. */
-  const watchIdle = (git: { readonly child: GitProcess }, req: IncomingMessage | undefined, res: ServerResponse, route: SmartHttpRoute) => {
+  /**
+   * Stops `git` (`stop`; by default it is killed) once nothing has moved through it for the idle
+   * timeout; the answer stops the watch.
+   */
+  const watchIdle = (
+    git: { readonly child: GitProcess },
+    req: IncomingMessage | undefined,
+    res: ServerResponse,
+    route: SmartHttpRoute,
+    stop: () => void = () => git.child.kill("SIGKILL")
+  ) => {
     if (idleTimeout <= 0) return () => undefined
     const timer = setTimeout(() => {
-      git.child.kill("SIGKILL")
+      stop()
       res.destroy()
       reportError(new Error(`git ${route.action} moved no data for ${idleTimeout} ms and was stopped`), route)
     }, idleTimeout)
@@ -342,14 +383,18 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   const capabilities = new ProtocolV2Capabilities()
   const refListings = new RefListings()
 
-  const advertise = (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined, signal: AbortSignal) =>
-    slots.run(() => advertiseInSlot(res, route, service, path, protocol), signal)
-
-  const advertiseInSlot = async (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined) => {
+  /**
+   * An advertisement kept from before (ProtocolV2Capabilities, RefListings) is answered without a git
+   * slot: only a git process takes one, so a fetch of nothing new is answered even while every slot
+   * is busy.
+   */
+  const advertise = async (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined, signal: AbortSignal) => {
+    const inSlot = <A>(task: () => Promise<A>) => slots.run(task, signal)
+    const made = () => inSlot(() => advertisementOf(res, route, service, path, protocol))
     if (service === "git-upload-pack" && protocol !== undefined && isProtocolV2(protocol)) {
       const remembered = await capabilities.of(path, protocol, async () => {
-        const made = await advertisementOf(res, route, service, path, protocol)
-        return made.complete ? made.answer : undefined
+        const answer = await made()
+        return answer.complete ? answer.answer : undefined
       })
       if (remembered !== undefined) {
         res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
@@ -359,28 +404,28 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     }
     if (protocol === undefined || !isProtocolV2(protocol)) {
       const listing = service === "git-upload-pack"
-        ? await refListings.answer(path, protocol ?? "", ADVERTISEMENT, () => advertisementOf(res, route, service, path, protocol))
+        ? await refListings.answer(path, protocol ?? "", ADVERTISEMENT, made)
         : await refListings.answer(path, protocol ?? "", RECEIVE_ADVERTISEMENT, async () => {
-          const made = await advertisementOf(res, route, service, path, protocol)
-          return { ...made, complete: made.complete && refsAlone(path) && ReceivePackAdvertisement.isReusable(made.answer) }
+          const answer = await made()
+          return { ...answer, complete: answer.complete && refsAlone(path) && ReceivePackAdvertisement.isReusable(answer.answer) }
         })
       res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
       res.end(Buffer.concat([preamble(service), listing]))
       return
     }
-    const git = await startGit(service, path, protocol, true)
-    res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
-    // Protocol v2 starts with its own capability advertisement; v0/v1 clients expect this preamble.
-    if (protocol === undefined || !isProtocolV2(protocol)) res.write(preamble(service))
-    git.child.stdout.pipe(res)
-    const stopWatching = watchIdle(git, undefined, res, route)
-    const code = await git.exited.finally(stopWatching)
-    if (code !== 0) reportError(new Error(`git ${service} --advertise-refs exited ${code}: ${git.stderr()}`), route)
+    return inSlot(async () => {
+      const git = await startGit(service, path, protocol, true)
+      res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
+      git.child.stdout.pipe(res)
+      const stopWatching = watchIdle(git, undefined, res, route)
+      const code = await git.exited.finally(stopWatching)
+      if (code !== 0) reportError(new Error(`git ${service} --advertise-refs exited ${code}: ${git.stderr()}`), route)
+    })
   }
 
   /**
-   * Streams the request body (or `whole`, the body already read) into git and git's output into the
-   * response; resolves when git is done.
+   * Streams the request body (`body`: its start read already, then the rest) into git and git's
+   * output into the response; resolves when git is done.
    */
   const exchange = (
     req: IncomingMessage,
@@ -389,8 +434,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     service: GitService,
     path: string,
     protocol: string | undefined,
-    whole?: Buffer
-  ) => slots.run(() => exchangeInSlot(req, res, route, service, path, protocol, whole), abortedWith(res))
+    body?: BodyStart
+  ) => slots.run(() => exchangeInSlot(req, res, route, service, path, protocol, body), abortedWith(res))
 
   const exchangeInSlot = async (
     req: IncomingMessage,
@@ -399,28 +444,29 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     service: GitService,
     path: string,
     protocol: string | undefined,
-    whole: Buffer | undefined
+    body: BodyStart | undefined
   ) => {
     const git = await startGit(service, path, protocol, false)
     res.writeHead(200, { "Content-Type": `application/x-${service}-result`, ...noCache })
     // A client that goes away takes its git process with it.
-    const abandon = () => {
-      if (!res.writableFinished) git.child.kill("SIGTERM")
-    }
-    res.on("close", abandon)
-    const encoding = req.headers["content-encoding"]
-    const sent = whole !== undefined
-      ? endWith(git.child.stdin, whole)
-      : pipeline(encoding === "gzip" || encoding === "x-gzip" ? req.pipe(createGunzip()) : req, git.child.stdin)
+    res.on("close", () => {
+      if (!res.writableFinished) stopGit(git.child, service)
+    })
+    const source = body === undefined ? req : restOf(body, req)
+    const sent = isGzipped(req)
+      ? pipeline(source, createGunzip(), git.child.stdin)
+      : body?.ended === true
+      ? endWith(git.child.stdin, body.head)
+      : pipeline(source, git.child.stdin)
     const upload = sent.catch((error: unknown) => {
       // git stops reading once it has what it needs (EPIPE); a broken body ends the exchange.
       if (!(error instanceof Error && "code" in error && error.code === "EPIPE")) {
-        git.child.kill("SIGTERM")
+        stopGit(git.child, service)
         reportError(error, route)
       }
     })
     git.child.stdout.pipe(res, { end: false })
-    const stopWatching = watchIdle(git, req, res, route)
+    const stopWatching = watchIdle(git, req, res, route, () => stopGit(git.child, service))
     const [code] = await Promise.all([git.exited, upload]).finally(stopWatching)
     if (code !== 0) reportError(new Error(`git ${service} exited ${code}: ${git.stderr()}`), route)
   }
@@ -438,11 +484,15 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       return { answer: Buffer.concat(chunks), complete: code === 0 }
     }, abortedWith(res))
 
-  /** A protocol v2 `git-upload-pack` request read whole: `ls-refs` is answered from memory when it can be. */
-  const uploadPackWhole = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string) => {
-    const request = await readWhole(req, idleTimeout)
-    if (!isLsRefsRequest(request)) return exchange(req, res, route, "git-upload-pack", path, protocol, request)
-    const answer = await refListings.answer(path, protocol, request, () => askGit(res, route, path, protocol, request))
+  /**
+   * A `git-upload-pack` request: its start (all of it, as git sends most) is read before it waits for
+   * a slot (READ_FIRST_BYTES); a protocol v2 `ls-refs` is answered from memory when it can be.
+   */
+  const uploadPack = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string | undefined) => {
+    const body = await readStart(req, READ_FIRST_BYTES, idleTimeout)
+    const plainV2 = protocol !== undefined && isProtocolV2(protocol) && req.headers["content-encoding"] === undefined
+    if (!plainV2 || !body.ended || !isLsRefsRequest(body.head)) return exchange(req, res, route, "git-upload-pack", path, protocol, body)
+    const answer = await refListings.answer(path, protocol, body.head, () => askGit(res, route, path, protocol, body.head))
     res.writeHead(200, { "Content-Type": "application/x-git-upload-pack-result", ...noCache })
     res.end(answer)
   }
@@ -563,11 +613,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
 
     const protocol = gitProtocol(req)
     if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol, left)
-    if (service === "git-upload-pack") {
-      return protocol !== undefined && readsWhole(req, protocol)
-        ? uploadPackWhole(req, res, route, decision.path, protocol)
-        : exchange(req, res, route, service, decision.path, protocol)
-    }
+    if (service === "git-upload-pack") return uploadPack(req, res, route, decision.path, protocol)
     return receivePack(req, res, route, decision.path, protocol, decision.pusher, decision.grant)
   }
 

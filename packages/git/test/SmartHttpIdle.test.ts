@@ -1,5 +1,7 @@
 import { afterAll, assert, beforeAll, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { readdirSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { type AddressInfo, connect } from "node:net"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -42,10 +44,13 @@ afterAll(async () => {
 
 const pktLine = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`
 
-/** A receive-pack request creating `refs/heads/<branch>` at a new commit: the command, then the pack. */
-const pushBody = async (branch: string) => {
+/**
+ * A receive-pack request creating `refs/heads/<branch>` at a new commit: the command, then the pack
+ * (of `content`, by default text that packs small).
+ */
+const pushBody = async (branch: string, content = `${branch}\n`.repeat(2000)) => {
   const work = await sandbox.workTree(`work-${branch}`)
-  const commit = await sandbox.commit(work, { [`${branch}.txt`]: `${branch}\n`.repeat(2000) }, branch)
+  const commit = await sandbox.commit(work, { [`${branch}.txt`]: content }, branch)
   const pack = await new Promise<Buffer>((resolve, reject) => {
     const child = execFile("git", ["pack-objects", "--stdout", "--revs", "-q"], { cwd: work, env: sandbox.env, encoding: "buffer" }, (error, stdout) =>
       error === null ? resolve(stdout) : reject(error))
@@ -95,4 +100,40 @@ it("never cuts a push that keeps moving, however long it takes in all", async ()
   assert.include(post.text(), "HTTP/1.1 200")
   assert.include(post.text(), "unpack ok")
   assert.strictEqual((await sandbox.refs(repositoryPath(root, { owner: "alice", name: "idle" }))).get("refs/heads/trickled"), commit)
+}, 30_000)
+
+/** What receive-pack is receiving into, until it accepts or refuses it (its quarantine). */
+const quarantines = () => readdirSync(repositoryPath(root, { owner: "alice", name: "idle" }) + "/objects").filter((name) => name.startsWith("tmp_objdir-incoming-"))
+
+/** Sends a push's command and half its pack (400 KB that does not compress), then waits for git to receive into its quarantine. */
+const halfPush = async (branch: string) => {
+  const { body } = await pushBody(branch, randomBytes(300_000).toString("base64"))
+  const post = rawPost("/alice/idle.git/git-receive-pack", "application/x-git-receive-pack-request", body.length)
+  post.socket.write(body.subarray(0, body.length / 2))
+  for (let waited = 0; waited < 5_000 && quarantines().length === 0; waited += 20) await sleep(20)
+  assert.isNotEmpty(quarantines(), "git never started receiving the pack")
+  return post
+}
+
+/** Waits for the quarantines to go (git removes its own as it exits). */
+const quarantinesGone = async () => {
+  for (let waited = 0; waited < 5_000 && quarantines().length > 0; waited += 50) await sleep(50)
+  return quarantines()
+}
+
+it("a push whose client goes away mid-pack leaves nothing of it in the repository", async () => {
+  const post = await halfPush("abandoned")
+  post.socket.destroy()
+  // git was killed, and left what it had received in the repository for good: now it is told its
+  // input ended, and removes it.
+  assert.deepStrictEqual(await quarantinesGone(), [])
+  assert.isFalse((await sandbox.refs(repositoryPath(root, { owner: "alice", name: "idle" }))).has("refs/heads/abandoned"))
+}, 30_000)
+
+it("a push stopped for stalling mid-pack leaves nothing of it in the repository", async () => {
+  const post = await halfPush("stalled-pack")
+  await Promise.race([post.closed, sleep(IDLE_MS * 8)])
+  post.socket.destroy()
+  assert.deepStrictEqual(await quarantinesGone(), [])
+  assert.isFalse((await sandbox.refs(repositoryPath(root, { owner: "alice", name: "idle" }))).has("refs/heads/stalled-pack"))
 }, 30_000)

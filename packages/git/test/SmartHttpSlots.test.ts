@@ -1,0 +1,115 @@
+/**
+ * What holds a git slot (GitProcessSlots.ts): a git process, and nothing else. An answer kept from
+ * before needs none, and a fetch whose client is still sending its request waits for it without one.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { createServer, type Server } from "node:http"
+import { type AddressInfo, connect } from "node:net"
+import { setTimeout as sleep } from "node:timers/promises"
+import { GitProcessSlots } from "../src/GitProcessSlots.ts"
+import { FLUSH_LINE, pktLine } from "../src/PktLine.ts"
+import { makeSmartHttpHandler } from "../src/SmartHttp.ts"
+import { GitSandbox } from "./GitSandbox.ts"
+
+let sandbox: GitSandbox
+let server: Server
+let base: string
+let port: number
+let head: string
+// One slot and no queue: a request that needs a slot while it is taken is answered 503 at once.
+const slots = new GitProcessSlots(1, 0)
+
+beforeAll(async () => {
+  sandbox = await GitSandbox.make()
+  const { work, commits } = await sandbox.threeCommits("work")
+  head = commits[2] ?? ""
+  await sandbox.git(["clone", "-q", "--bare", work, sandbox.path("repositories", "alice", "public.git")])
+  const handler = makeSmartHttpHandler({
+    authorize: (request) => Promise.resolve({ kind: "allowed", path: sandbox.path("repositories", request.owner, `${request.repo}.git`) }),
+    afterPush: () => Promise.resolve(),
+    slots,
+    onError: () => {}
+  })
+  server = createServer(handler)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  port = (server.address() as AddressInfo).port // a listening TCP server has an AddressInfo
+  base = `http://127.0.0.1:${port}/alice/public.git`
+})
+
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+  await sandbox.dispose()
+})
+
+const lsRefs = pktLine("command=ls-refs\n") + pktLine("object-format=sha1\n") + "0001" + pktLine("peel\n") + pktLine("symrefs\n") +
+  pktLine("ref-prefix refs/heads/\n") + FLUSH_LINE
+
+const advertisement = (protocol?: string) =>
+  fetch(`${base}/info/refs?service=git-upload-pack`, { headers: protocol === undefined ? {} : { "Git-Protocol": protocol } })
+
+const v2Post = (body: string) =>
+  fetch(`${base}/git-upload-pack`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-git-upload-pack-request", "Git-Protocol": "version=2" },
+    body
+  })
+
+/** Runs `use` while a task of the test holds the one slot. */
+const whileSlotTaken = async (use: () => Promise<void>) => {
+  let release = () => {}
+  const held = slots.run(() => new Promise<void>((resolve) => (release = resolve)))
+  try {
+    assert.strictEqual(slots.running, 1)
+    await use()
+  } finally {
+    release()
+    await held
+  }
+}
+
+describe("git slots", () => {
+  it("an advertisement or ls-refs answer kept from before is answered while every slot is taken", async () => {
+    // Made once by git, in a slot.
+    for (const response of [await advertisement("version=2"), await advertisement(), await v2Post(lsRefs)]) {
+      assert.strictEqual(response.status, 200)
+      await response.arrayBuffer()
+    }
+    await whileSlotTaken(async () => {
+      const v2 = await advertisement("version=2")
+      assert.strictEqual(v2.status, 200)
+      assert.include(await v2.text(), "ls-refs")
+      const v0 = await advertisement()
+      assert.strictEqual(v0.status, 200)
+      assert.include(await v0.text(), head)
+      const listing = await v2Post(lsRefs)
+      assert.strictEqual(listing.status, 200)
+      assert.include(await listing.text(), `${head} refs/heads/main`)
+      // A fetch needs git: with no slot free and no queue, it is told to come back.
+      const fetchPack = await v2Post(pktLine("command=fetch\n") + "0001" + pktLine(`want ${head}\n`) + pktLine("done\n") + FLUSH_LINE)
+      assert.strictEqual(fetchPack.status, 503)
+      await fetchPack.arrayBuffer()
+    })
+  })
+
+  it("a fetch whose client is still sending its request holds no slot meanwhile", async () => {
+    const socket = connect(port, "127.0.0.1")
+    socket.on("error", () => undefined)
+    // A v0 fetch request that promises 10,000 bytes and sends its first line only.
+    socket.write(
+      "POST /alice/public.git/git-upload-pack HTTP/1.1\r\nHost: localhost\r\n" +
+        "Content-Type: application/x-git-upload-pack-request\r\nContent-Length: 10000\r\n\r\n" +
+        pktLine(`want ${head} multi_ack_detailed side-band-64k ofs-delta\n`)
+    )
+    try {
+      await sleep(300)
+      assert.strictEqual(slots.running, 0)
+      assert.strictEqual(slots.waiting, 0)
+      // Another client's fetch runs meanwhile.
+      const clone = await sandbox.run(["clone", "-q", "--bare", base, sandbox.path("clone.git")])
+      assert.strictEqual(clone.code, 0, clone.stderr)
+    } finally {
+      socket.destroy()
+    }
+  })
+})
