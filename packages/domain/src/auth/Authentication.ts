@@ -173,13 +173,15 @@ export const layer: Layer.Layer<
       const remembered = yield* rememberedSignIn(login, password, address)
       if (Option.isSome(remembered)) return remembered.value
 
-      // No account has a longer login: refused before any lookup or derivation, still counted.
-      const overlong = login.length > MAX_LOGIN_LENGTH && [...login].length > MAX_LOGIN_LENGTH
-      const account = overlong ? Option.none<User>() : yield* users.findSignInCandidate(login)
+      // No account has a longer login, nor one with a NUL or a lone surrogate (which PostgreSQL's
+      // `text` refuses): refused before any lookup or derivation, still counted.
+      const unmatchable = (login.length > MAX_LOGIN_LENGTH && [...login].length > MAX_LOGIN_LENGTH) ||
+        login.includes("\u0000") || !login.isWellFormed()
+      const account = unmatchable ? Option.none<User>() : yield* users.findSignInCandidate(login)
       const keys = yield* failureKeys(digest, login, account, address)
       const now = yield* Clock.currentTimeMillis
       yield* refuseOverLimits(yield* failures.record(keyList(keys), windowMillis, now), keys, now)
-      if (overlong) return yield* unknownAccount(login)
+      if (unmatchable) return yield* unknownAccount(login)
 
       const hash = Option.isSome(account) ? yield* users.passwordHash(account.value.id) : Option.none<string>()
       if (Option.isNone(account) || Option.isNone(hash)) {

@@ -17,6 +17,10 @@
  * 7. a push to an owner over quota is refused (only when quotas are enforced); the LFS API checks
  *    its own subject (`size:git:lfs`) where an object would be added, and asks for no check here.
  *
+ * A path's owner or repository that no account or repository could be named (a NUL byte, a slash,
+ * a name too long) names nothing: the repository is unknown, decided without asking the stores
+ * (PostgreSQL's `text` refuses a NUL, which used to end the request in a 500).
+ *
  * The decision is data: each transport words it its own way (an HTTP status, a line on stderr).
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
@@ -29,8 +33,10 @@ import type { Subject } from "../quota/Subject.ts"
 import { isPublicRepository, Repositories } from "../repo/Repositories.ts"
 import type { OwnedRepository } from "../repo/Repository.ts"
 import { RepositoryRedirectStore } from "../repo/RepositoryRedirectStore.ts"
+import { repositoryNameBindingRule } from "../repo/RepositoryName.ts"
 import { RepositoryStore } from "../repo/RepositoryStore.ts"
 import { isDisabled, type User } from "../user/User.ts"
+import { userNameBindingRule } from "../user/UserName.ts"
 import { UserStore } from "../user/UserStore.ts"
 
 /** `read`: clone, fetch, archive, LFS download. `write`: push, LFS upload and locks. */
@@ -84,6 +90,13 @@ export type GitAccessDecision =
   | { readonly kind: "moved"; readonly owner: string; readonly repo: string }
   /** A push to an owner over quota. */
   | { readonly kind: "quota-exceeded" }
+
+/**
+ * Whether `owner/repo` could name a repository at all: the characters and lengths Forgejo's binding
+ * allows for user and repository names (reserved names are left to the lookup).
+ */
+export const couldNameRepository = (owner: string, repo: string): boolean =>
+  userNameBindingRule(owner) === undefined && repositoryNameBindingRule(repo) === undefined
 
 const notFound: GitAccessDecision = { kind: "not-found" }
 const unauthorized: GitAccessDecision = { kind: "unauthorized" }
@@ -193,6 +206,7 @@ export const layer: Layer.Layer<
 
     /** A repository by name or by an old name, whoever may see it: what a deploy key reaches. */
     const located = Effect.fnUntraced(function*(owner: string, repo: string) {
+      if (!couldNameRepository(owner, repo)) return Option.none<OwnedRepository>()
       const found = yield* store.find(owner, repo)
       if (Option.isSome(found)) return found
       const account = yield* users.findByName(owner)
@@ -239,6 +253,8 @@ export const layer: Layer.Layer<
       // Only a disabled account: Forgejo's `serv` lets one that must change its password use git
       // (over HTTP the transport asked httpAccountRefusal first).
       if (Option.isSome(user) && isDisabled(user.value)) return forbidden("account-disabled")
+      // A name nothing can have is unknown, as any repository that does not exist.
+      if (!couldNameRepository(owner, repo)) return caller._tag === "Anonymous" ? unauthorized : notFound
       const found = yield* Effect.result(repositories.accessible(user, owner, repo))
       if (Result.isFailure(found)) {
         const { failure } = found
