@@ -217,11 +217,11 @@ const abortedWith = (res: ServerResponse): AbortSignal => {
 }
 
 /**
- * How much of a `git-upload-pack` request is read before it waits for a git slot: git's client sends
- * a request up to its `http.postBuffer` (1 MiB) whole, with a Content-Length, and a fetch's
- * negotiation rarely needs more. A client that trickles its request holds no slot meanwhile (eight
- * such clients held every slot, and every other fetch waited); a body larger than this starts git
- * once its first MiB has come, and the rest streams.
+ * How much of a request is read before it waits for a git slot (and a push for its repository's
+ * write section): git's client sends a request up to its `http.postBuffer` (1 MiB) whole, with a
+ * Content-Length; a fetch's negotiation rarely needs more, nor a push of a few commits. A client that
+ * trickles its request holds no slot meanwhile (eight such clients held every slot, and every other
+ * fetch waited); a body larger than this starts git once its first MiB has come, and the rest streams.
  */
 const READ_FIRST_BYTES = 1024 * 1024
 
@@ -535,11 +535,13 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     grant: object | undefined
   ) => {
     const failed: Array<unknown> = []
+    // Read before the write section and its slot: a pusher sending slowly holds neither meanwhile.
+    const body = await readStart(req, READ_FIRST_BYTES, idleTimeout)
     await writeSection({ owner: route.owner, repo: route.repo, path, grant }, async () => {
       // In the section nothing else pushes here, so the difference is exactly this push.
       const before = await snapshotOf(path)
       try {
-        await exchange(req, res, route, "git-receive-pack", path, protocol)
+        await exchange(req, res, route, "git-receive-pack", path, protocol, body)
       } finally {
         // Even when the client vanished mid-push, refs git did update must reach the caller.
         const after = await snapshotOf(path)

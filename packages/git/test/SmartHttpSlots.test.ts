@@ -1,6 +1,7 @@
 /**
  * What holds a git slot (GitProcessSlots.ts): a git process, and nothing else. An answer kept from
- * before needs none, and a fetch whose client is still sending its request waits for it without one.
+ * before needs none, and a request still being sent is waited for without one (a push without its
+ * repository's write section too).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { createServer, type Server } from "node:http"
@@ -16,13 +17,15 @@ let server: Server
 let base: string
 let port: number
 let head: string
+let work: string
 // One slot and no queue: a request that needs a slot while it is taken is answered 503 at once.
 const slots = new GitProcessSlots(1, 0)
 
 beforeAll(async () => {
   sandbox = await GitSandbox.make()
-  const { work, commits } = await sandbox.threeCommits("work")
-  head = commits[2] ?? ""
+  const made = await sandbox.threeCommits("work")
+  work = made.work
+  head = made.commits[2] ?? ""
   await sandbox.git(["clone", "-q", "--bare", work, sandbox.path("repositories", "alice", "public.git")])
   const handler = makeSmartHttpHandler({
     authorize: (request) => Promise.resolve({ kind: "allowed", path: sandbox.path("repositories", request.owner, `${request.repo}.git`) }),
@@ -92,15 +95,19 @@ describe("git slots", () => {
     })
   })
 
-  it("a fetch whose client is still sending its request holds no slot meanwhile", async () => {
+  /** A request of `service` that promises 10,000 bytes and sends `start` alone. */
+  const halfSent = (service: string, start: string) => {
     const socket = connect(port, "127.0.0.1")
     socket.on("error", () => undefined)
-    // A v0 fetch request that promises 10,000 bytes and sends its first line only.
     socket.write(
-      "POST /alice/public.git/git-upload-pack HTTP/1.1\r\nHost: localhost\r\n" +
-        "Content-Type: application/x-git-upload-pack-request\r\nContent-Length: 10000\r\n\r\n" +
-        pktLine(`want ${head} multi_ack_detailed side-band-64k ofs-delta\n`)
+      `POST /alice/public.git/${service} HTTP/1.1\r\nHost: localhost\r\n` +
+        `Content-Type: application/x-${service}-request\r\nContent-Length: 10000\r\n\r\n${start}`
     )
+    return socket
+  }
+
+  it("a fetch whose client is still sending its request holds no slot meanwhile", async () => {
+    const socket = halfSent("git-upload-pack", pktLine(`want ${head} multi_ack_detailed side-band-64k ofs-delta\n`))
     try {
       await sleep(300)
       assert.strictEqual(slots.running, 0)
@@ -108,6 +115,20 @@ describe("git slots", () => {
       // Another client's fetch runs meanwhile.
       const clone = await sandbox.run(["clone", "-q", "--bare", base, sandbox.path("clone.git")])
       assert.strictEqual(clone.code, 0, clone.stderr)
+    } finally {
+      socket.destroy()
+    }
+  })
+
+  it("a push whose client is still sending it holds neither a slot nor its repository's write section", async () => {
+    const socket = halfSent("git-receive-pack", pktLine(`${head} ${head} refs/heads/other\0report-status\n`))
+    try {
+      await sleep(300)
+      assert.strictEqual(slots.running, 0)
+      // Another push to the same repository goes through meanwhile.
+      const push = await sandbox.run(["push", "-q", base, "HEAD:refs/heads/pushed"], { cwd: work })
+      assert.strictEqual(push.code, 0, push.stderr)
+      assert.strictEqual((await sandbox.refs(sandbox.path("repositories", "alice", "public.git"))).get("refs/heads/pushed"), head)
     } finally {
       socket.destroy()
     }
