@@ -10,6 +10,7 @@ import { Api } from "../api/Api.ts"
 import * as HandlerGroup from "./HandlerGroup.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { forgejoJson } from "../http/ErrorResponses.ts"
+import { contentDisposition } from "./BlobResponse.ts"
 import { requireCodeRead } from "./CodeReadGate.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 
@@ -48,8 +49,6 @@ export const parseRange = (header: string | undefined, size: number): ByteRange 
   return { start, end }
 }
 
-const escapeFilename = (name: string) => encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-
 export const ArchiveHandlers = HandlerGroup.group(Api, "repositoryArchive", [ApiErrors], Effect.fnUntraced(function*(handlers) {
   const { errors, lookup, config } = yield* makeRepoRequests
   const archives = yield* GitArchives
@@ -77,7 +76,7 @@ export const ArchiveHandlers = HandlerGroup.group(Api, "repositoryArchive", [Api
       const filename = `${repository.name}-${ref.replaceAll("/", "-")}.${format}`
       const etag = `"${commit.id}-${format}"`
       const headers: Record<string, string> = {
-        "content-disposition": `attachment; filename="${filename.replaceAll("\"", "\\\"")}"; filename*=UTF-8''${escapeFilename(filename)}`,
+        "content-disposition": contentDisposition("attachment", filename),
         link: `<${apiUrl}/archive/${commit.id}.${format}?rev=${commit.id}>; rel="immutable"`,
         etag,
         "accept-ranges": "bytes",

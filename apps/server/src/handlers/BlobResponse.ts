@@ -25,10 +25,20 @@ export const parseRange = (header: string | undefined, size: number): ByteRange 
   return { start, end }
 }
 
-/** `attachment; filename="a \"b\""; filename*=UTF-8''a%20%22b%22`. */
+/**
+ * `attachment; filename="a \"b\""; filename*=UTF-8''a%20%22b%22` (RFC 6266): the name in UTF-8
+ * in `filename*`, and in printable ASCII in `filename` for clients that read only that one. File
+ * names are user text, and Node refuses a header with a control character (CR and LF among them)
+ * or a character above U+00FF, and writes U+0080–U+00FF as single Latin-1 bytes: control
+ * characters become `_` in both forms, every other character outside printable ASCII `_` in the
+ * plain one, and a lone surrogate (which `encodeURIComponent` throws on) U+FFFD.
+ */
 export const contentDisposition = (disposition: "inline" | "attachment", fileName: string): string => {
-  const quoted = fileName.replaceAll("\\", "\\\\").replaceAll("\"", "\\\"")
-  return `${disposition}; filename="${quoted}"; filename*=UTF-8''${encodeURIComponent(fileName)}`
+  const name = fileName.toWellFormed().replace(/[\u0000-\u001f\u007f-\u009f]/g, "_")
+  const plain = name.replace(/[^\u0020-\u007e]/gu, "_").replaceAll("\\", "\\\\").replaceAll("\"", "\\\"")
+  // RFC 8187's attr-char leaves out ' ( ) * as well, which encodeURIComponent keeps.
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return `${disposition}; filename="${plain}"; filename*=UTF-8''${encoded}`
 }
 
 /** The first bytes of the file, for sniffing its type. */

@@ -37,7 +37,7 @@ import { isLfsToken, lfsHref, LfsTokens } from "@kiln/domain/lfs/LfsTokens"
 import type { OwnedRepository } from "@kiln/domain/repo/Repository"
 import type { User } from "@kiln/domain/user/User"
 import { KilnConfig } from "../config/KilnConfig.ts"
-import { fileResponse } from "../handlers/BlobResponse.ts"
+import { contentDisposition, fileResponse } from "../handlers/BlobResponse.ts"
 import { parseAuthorization } from "../http/Authentication.ts"
 import { jsonTextProblem } from "../http/bodies/JsonTextScan.ts"
 import { isStorableText } from "../http/TextInputGuard.ts"
@@ -260,7 +260,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     const decoded = filename === undefined ? undefined : Buffer.from(filename, "base64url").toString("utf8")
     const disposition: Record<string, string> = decoded === undefined || decoded === ""
       ? {}
-      : { "content-disposition": `attachment; filename="${decoded.replaceAll("\"", "")}"`, "access-control-expose-headers": "Content-Disposition" }
+      : { "content-disposition": contentDisposition("attachment", decoded), "access-control-expose-headers": "Content-Disposition" }
     return fileResponse(content, request.headers["range"], { contentType: "application/octet-stream", ...disposition })
   }))
   yield* router.add("GET", `${prefix}/objects/:oid`, download)

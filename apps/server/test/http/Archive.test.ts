@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { git, seedRepository } from "./ArchiveFixtures.ts"
+import { bareRepositoryPath, git, seedRepository } from "./ArchiveFixtures.ts"
 import { type Auth, baseUrl, createUser, ROOT_URL } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 
@@ -87,6 +87,31 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("archives", (it) => {
       assert.strictEqual((yield* git(["rev-parse", "HEAD"], join(bundleDir, "clone"))).toString().trim(), main)
       const again = yield* download("/api/v1/repos/ada/content/bundle/main", ada.auth)
       assert.isTrue(again.body.equals(bundle.body))
+    }))
+
+  it.effect("names archives of refs outside ASCII: UTF-8 in filename*, printable ASCII in filename", () =>
+    Effect.gen(function*() {
+      const uli = yield* createUser("uli")
+      const { work, main } = yield* seedRepository(uli.auth, "uli", "names")
+      // Node refused the header for a branch `日本` (a 500), and sent a tag `é` as one Latin-1 byte.
+      yield* git(["branch", "日本", main], work)
+      yield* git(["tag", "é", main], work)
+      yield* git(["push", "--quiet", yield* bareRepositoryPath("uli", "names"), "日本", "é"], work)
+      const expectedTar = yield* git(["archive", "--format=tar.gz", "--prefix=names/", main], work)
+      const cases = [
+        ["/api/v1/repos/uli/names/archive/%E6%97%A5%E6%9C%AC.tar.gz", "names-日本.tar.gz", "names-__.tar.gz"],
+        ["/api/v1/repos/uli/names/tarball/%E6%97%A5%E6%9C%AC", "names-日本.tar.gz", "names-__.tar.gz"],
+        ["/api/v1/repos/uli/names/archive/%C3%A9.tar.gz", "names-é.tar.gz", "names-_.tar.gz"]
+      ] as const
+      for (const [path, name, plain] of cases) {
+        const answer = yield* download(path, uli.auth)
+        assert.strictEqual(answer.status, 200, path)
+        assert.isTrue(answer.body.equals(expectedTar), path)
+        assert.strictEqual(
+          answer.headers.get("content-disposition"),
+          `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(name)}`
+        )
+      }
     }))
 
   it.effect("answers ranges, conditional requests and Forgejo's errors", () =>

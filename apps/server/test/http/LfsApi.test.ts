@@ -194,9 +194,43 @@ describe("Git LFS API", () => {
         const beyond = yield* call("GET", `/alice/media.git/info/lfs/objects/${big.oid}`, { auth: alice.auth, headers: { range: `bytes=${big.size}-` } })
         assert.strictEqual(beyond.status, 416)
         const named = yield* call("GET", `/alice/media/info/lfs/objects/${small.oid}/${Buffer.from("a.bin").toString("base64url")}`, { auth: alice.auth })
-        assert.strictEqual(named.headers.get("content-disposition"), "attachment; filename=\"a.bin\"")
+        assert.strictEqual(named.headers.get("content-disposition"), "attachment; filename=\"a.bin\"; filename*=UTF-8''a.bin")
         const unknown = yield* call("GET", `/alice/media.git/info/lfs/objects/${missing.oid}`, { auth: alice.auth })
         assert.strictEqual(unknown.status, 404)
+      }))
+
+    it.effect("names a download with any file name: UTF-8 in filename*, printable ASCII in filename, control characters replaced", () =>
+      Effect.gen(function*() {
+        const ana = yield* createUser("ana-names")
+        yield* createRepo(ana.auth, "named")
+        const item = object(100)
+        assert.strictEqual((yield* upload("ana-names/named", item, ana.auth)).status, 200)
+        // Node refused the header (a 500 with no body) for characters above U+00FF and for
+        // control characters, and sent U+0080–U+00FF as single Latin-1 bytes.
+        const names: ReadonlyArray<readonly [string, string, string]> = [
+          ["日本.txt", "日本.txt", "__.txt"],
+          ["a\r\nX-Injected: 1", "a__X-Injected: 1", "a__X-Injected: 1"],
+          ["a\u0001b", "a_b", "a_b"],
+          ["é.txt", "é.txt", "_.txt"],
+          ["say \"hi\" (1)'s*.bin", "say \"hi\" (1)'s*.bin", "say \\\"hi\\\" (1)'s*.bin"],
+          ["🎉\u0085.txt", "🎉_.txt", "__.txt"]
+        ]
+        for (const [name, expected, plain] of names) {
+          const answer = yield* call("GET", `/ana-names/named.git/info/lfs/objects/${item.oid}/${Buffer.from(name).toString("base64url")}`, {
+            auth: ana.auth
+          })
+          assert.strictEqual(answer.status, 200, JSON.stringify(name))
+          assert.isTrue(answer.bytes.equals(item.content))
+          assert.isNull(answer.headers.get("x-injected"))
+          const disposition = answer.headers.get("content-disposition") ?? ""
+          // Every byte of the header is printable ASCII.
+          assert.match(disposition, /^[\x20-\x7e]+$/, JSON.stringify(disposition))
+          const encoded = /; filename\*=UTF-8''([^;]+)$/.exec(disposition)?.[1]
+          assert.isDefined(encoded, disposition)
+          assert.strictEqual(decodeURIComponent(encoded ?? ""), expected)
+          assert.notMatch(encoded ?? "", /['()*]/)
+          assert.strictEqual(/^attachment; filename="((?:[^"\\]|\\.)*)"; /.exec(disposition)?.[1], plain)
+        }
       }))
 
     it.effect("answers Forgejo's statuses: 415 without the LFS media type, 401 with challenges, 404 for hidden repositories", () =>
