@@ -13,7 +13,7 @@
  * are gone, never another live process's uploads or the trash it may still restore from.
  */
 import { createHash, type Hash, randomBytes } from "node:crypto"
-import { createReadStream } from "node:fs"
+import { createReadStream, type ReadStream } from "node:fs"
 import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { Effect, Layer, Stream } from "effect"
@@ -71,6 +71,32 @@ export const blobPath = (root: string, key: BlobKey): string => {
 }
 
 const hex = (hash: Hash) => hash.digest("hex")
+
+/** Destroys a file stream and waits until its descriptor is closed (at once if it already is). */
+const closeFile = (file: ReadStream) =>
+  Effect.callback<void>((resume) => {
+    if (file.closed) return resume(Effect.void)
+    file.once("close", () => resume(Effect.void))
+    file.destroy()
+  })
+
+/**
+ * A stored file's bytes. The file is opened only when the stream runs, never when it is made, and
+ * closed when the run ends, fails or is interrupted: a response that is never sent (HEAD, headers
+ * Node refuses, a client gone before the body) drops its stream unrun, and the HTTP server only
+ * cancels raw Node streams, so a file opened up front stayed open for good.
+ */
+const readFile = (path: string, range: ByteRange | undefined): Stream.Stream<Uint8Array, BlobStorageFailure> =>
+  Stream.unwrap(
+    Effect.acquireRelease(
+      Effect.sync(() =>
+        createReadStream(path, { highWaterMark: READ_SIZE, ...(range === undefined ? {} : { start: range.start, end: range.end }) })
+      ),
+      closeFile
+    ).pipe(Effect.map((file) =>
+      Stream.fromAsyncIterable(file, (error) => new BlobStorageFailure({ operation: "read", message: describe(error) }))
+    ))
+  ).pipe(Stream.map((chunk): Uint8Array => chunk instanceof Uint8Array ? chunk : Buffer.from(String(chunk))))
 
 export const makeBlobStorage = (root: string) =>
   Effect.gen(function*() {
@@ -209,14 +235,7 @@ export const makeBlobStorage = (root: string) =>
               ? Effect.fail(new NotFound({ message: `blob does not exist [${key.area}: ${key.name}]` }))
               : Effect.die(error))
         )
-        return {
-          size: info.size,
-          stream: (range?: ByteRange) =>
-            Stream.fromAsyncIterable(
-              createReadStream(path, { highWaterMark: READ_SIZE, ...(range === undefined ? {} : { start: range.start, end: range.end }) }),
-              (error) => new BlobStorageFailure({ operation: "read", message: describe(error) })
-            ).pipe(Stream.map((chunk): Uint8Array => chunk instanceof Uint8Array ? chunk : Buffer.from(String(chunk))))
-        }
+        return { size: info.size, stream: (range?: ByteRange) => readFile(path, range) }
       })
 
     return BlobStorage.of({ receive, place, detach, read })

@@ -18,7 +18,7 @@
  * (every request for it went away) leaves the queue unmade.
  */
 import { spawn } from "node:child_process"
-import { createReadStream, createWriteStream } from "node:fs"
+import { createReadStream, createWriteStream, type ReadStream } from "node:fs"
 import { mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -170,6 +170,14 @@ const extensionOf: Record<ArchiveFormat, string> = { zip: "zip", "tar.gz": "tar.
 
 const isMissing = (error: unknown) => error instanceof Error && "code" in error && error.code === "ENOENT"
 
+/** Destroys a file stream and waits until its descriptor is closed (at once if it already is). */
+const closeFile = (file: ReadStream) =>
+  Effect.callback<void>((resume) => {
+    if (file.closed) return resume(Effect.void)
+    file.once("close", () => resume(Effect.void))
+    file.destroy()
+  })
+
 export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
   Effect.sync(() => {
     const gitBinary = options.gitBinary ?? "git"
@@ -238,12 +246,19 @@ export const makeGitArchives = (root: string, options: GitArchivesOptions) =>
       return entry.done
     }
 
+    // The file is opened only when the stream runs and closed when the run ends, fails or is
+    // interrupted: a response never sent (HEAD, headers Node refuses, a client gone) drops its
+    // stream unrun, and a file opened up front stayed open for good.
     const readFile = (file: string, size: number): Archive => ({
       size,
       read: (range) =>
-        Stream.fromAsyncIterable(
-          createReadStream(file, range === undefined ? {} : { start: range.start, end: range.end }),
-          (error) => new GitStorageFailure({ operation: "read archive", message: describe(error) })
+        Stream.unwrap(
+          Effect.acquireRelease(
+            Effect.sync(() => createReadStream(file, range === undefined ? {} : { start: range.start, end: range.end })),
+            closeFile
+          ).pipe(Effect.map((opened) =>
+            Stream.fromAsyncIterable(opened, (error) => new GitStorageFailure({ operation: "read archive", message: describe(error) }))
+          ))
         ).pipe(Stream.map((chunk: Buffer) => new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)))
     })
 
