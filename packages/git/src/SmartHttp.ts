@@ -53,9 +53,16 @@ export type GitAccessDecision =
   /**
    * `pusher`: the account id a push is made by, handed to `afterPush`. `grant`: the caller's own
    * token for what it decided on (the repository it read), handed back to `writeSection` with the
-   * push it allowed.
+   * push it allowed. `client`: who the git slots count the request against (GitProcessSlots'
+   * share), e.g. the signed-in account; the client's address when absent.
    */
-  | { readonly kind: "allowed"; readonly path: string; readonly pusher?: number | undefined; readonly grant?: object | undefined }
+  | {
+    readonly kind: "allowed"
+    readonly path: string
+    readonly pusher?: number | undefined
+    readonly grant?: object | undefined
+    readonly client?: string | undefined
+  }
   | { readonly kind: "unauthorized" }
   /** A signed-in account refused before anything else (401 with `message`, and no challenge). */
   | { readonly kind: "account-refused"; readonly message: string }
@@ -225,6 +232,13 @@ const abortedWith = (res: ServerResponse): AbortSignal => {
  */
 const READ_FIRST_BYTES = 1024 * 1024
 
+/** A request whose body moved no byte for the idle timeout before git started: dropped, as a stalled git is. */
+class RequestBodyStalled extends Error {
+  constructor(idleMillis: number) {
+    super(`the request body moved no data for ${idleMillis} ms before git started, and was dropped`)
+  }
+}
+
 /** A request body's start: all of it (`ended`), or its first READ_FIRST_BYTES and more to come from the request. */
 interface BodyStart {
   readonly head: Buffer
@@ -240,7 +254,7 @@ const readStart = (req: IncomingMessage, limit: number, idleMillis: number): Pro
   new Promise((resolve, reject) => {
     const chunks: Array<Buffer> = []
     let bytes = 0
-    const timer = idleMillis > 0 ? setTimeout(() => req.destroy(new Error(`the request body stalled for ${idleMillis} ms`)), idleMillis) : undefined
+    const timer = idleMillis > 0 ? setTimeout(() => req.destroy(new RequestBodyStalled(idleMillis)), idleMillis) : undefined
     const settle = () => {
       clearTimeout(timer)
       req.off("data", onData)
@@ -388,8 +402,16 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
    * slot: only a git process takes one, so a fetch of nothing new is answered even while every slot
    * is busy.
    */
-  const advertise = async (res: ServerResponse, route: SmartHttpRoute, service: GitService, path: string, protocol: string | undefined, signal: AbortSignal) => {
-    const inSlot = <A>(task: () => Promise<A>) => slots.run(task, signal)
+  const advertise = async (
+    res: ServerResponse,
+    route: SmartHttpRoute,
+    service: GitService,
+    path: string,
+    protocol: string | undefined,
+    signal: AbortSignal,
+    client: string | undefined
+  ) => {
+    const inSlot = <A>(task: () => Promise<A>) => slots.run(task, signal, client)
     const made = () => inSlot(() => advertisementOf(res, route, service, path, protocol))
     if (service === "git-upload-pack" && protocol !== undefined && isProtocolV2(protocol)) {
       const remembered = await capabilities.of(path, protocol, async () => {
@@ -434,8 +456,9 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     service: GitService,
     path: string,
     protocol: string | undefined,
-    body?: BodyStart
-  ) => slots.run(() => exchangeInSlot(req, res, route, service, path, protocol, body), abortedWith(res))
+    body: BodyStart,
+    client: string | undefined
+  ) => slots.run(() => exchangeInSlot(req, res, route, service, path, protocol, body), abortedWith(res), client)
 
   const exchangeInSlot = async (
     req: IncomingMessage,
@@ -444,7 +467,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     service: GitService,
     path: string,
     protocol: string | undefined,
-    body: BodyStart | undefined
+    body: BodyStart
   ) => {
     const git = await startGit(service, path, protocol, false)
     res.writeHead(200, { "Content-Type": `application/x-${service}-result`, ...noCache })
@@ -452,10 +475,10 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     res.on("close", () => {
       if (!res.writableFinished) stopGit(git.child, service)
     })
-    const source = body === undefined ? req : restOf(body, req)
+    const source = restOf(body, req)
     const sent = isGzipped(req)
       ? pipeline(source, createGunzip(), git.child.stdin)
-      : body?.ended === true
+      : body.ended
       ? endWith(git.child.stdin, body.head)
       : pipeline(source, git.child.stdin)
     const upload = sent.catch((error: unknown) => {
@@ -472,7 +495,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   }
 
   /** git's whole answer to a request it is given whole (`ls-refs`: small), in a slot. */
-  const askGit = (res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string, request: Buffer) =>
+  const askGit = (res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string, request: Buffer, client: string | undefined) =>
     slots.run(async (): Promise<GitAnswer> => {
       const git = await startGit("git-upload-pack", path, protocol, false)
       const chunks: Array<Buffer> = []
@@ -482,17 +505,24 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       const [code] = await Promise.all([git.exited, input]).finally(stopWatching)
       if (code !== 0) reportError(new Error(`git git-upload-pack exited ${code}: ${git.stderr()}`), route)
       return { answer: Buffer.concat(chunks), complete: code === 0 }
-    }, abortedWith(res))
+    }, abortedWith(res), client)
 
   /**
    * A `git-upload-pack` request: its start (all of it, as git sends most) is read before it waits for
    * a slot (READ_FIRST_BYTES); a protocol v2 `ls-refs` is answered from memory when it can be.
    */
-  const uploadPack = async (req: IncomingMessage, res: ServerResponse, route: SmartHttpRoute, path: string, protocol: string | undefined) => {
+  const uploadPack = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: SmartHttpRoute,
+    path: string,
+    protocol: string | undefined,
+    client: string | undefined
+  ) => {
     const body = await readStart(req, READ_FIRST_BYTES, idleTimeout)
     const plainV2 = protocol !== undefined && isProtocolV2(protocol) && req.headers["content-encoding"] === undefined
-    if (!plainV2 || !body.ended || !isLsRefsRequest(body.head)) return exchange(req, res, route, "git-upload-pack", path, protocol, body)
-    const answer = await refListings.answer(path, protocol, body.head, () => askGit(res, route, path, protocol, body.head))
+    if (!plainV2 || !body.ended || !isLsRefsRequest(body.head)) return exchange(req, res, route, "git-upload-pack", path, protocol, body, client)
+    const answer = await refListings.answer(path, protocol, body.head, () => askGit(res, route, path, protocol, body.head, client))
     res.writeHead(200, { "Content-Type": "application/x-git-upload-pack-result", ...noCache })
     res.end(answer)
   }
@@ -532,7 +562,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     path: string,
     protocol: string | undefined,
     pusher: number | undefined,
-    grant: object | undefined
+    grant: object | undefined,
+    client: string | undefined
   ) => {
     const failed: Array<unknown> = []
     // Read before the write section and its slot: a pusher sending slowly holds neither meanwhile.
@@ -541,7 +572,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
       // In the section nothing else pushes here, so the difference is exactly this push.
       const before = await snapshotOf(path)
       try {
-        await exchange(req, res, route, "git-receive-pack", path, protocol, body)
+        await exchange(req, res, route, "git-receive-pack", path, protocol, body, client)
       } finally {
         // Even when the client vanished mid-push, refs git did update must reach the caller.
         const after = await snapshotOf(path)
@@ -584,12 +615,13 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     }
 
     const left = abortedWith(res)
+    const address = clientAddress ?? req.socket.remoteAddress
     const decision = await options.authorize({
       owner: route.owner,
       repo: route.repo,
       service,
       credentials: parseBasic(req.headers.authorization),
-      clientAddress: clientAddress ?? req.socket.remoteAddress,
+      clientAddress: address,
       signal: left
     })
     switch (decision.kind) {
@@ -614,9 +646,10 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     if (statSync(decision.path, { throwIfNoEntry: false })?.isDirectory() !== true) return plain(res, 404, "Not Found")
 
     const protocol = gitProtocol(req)
-    if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol, left)
-    if (service === "git-upload-pack") return uploadPack(req, res, route, decision.path, protocol)
-    return receivePack(req, res, route, decision.path, protocol, decision.pusher, decision.grant)
+    const client = decision.client ?? address
+    if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol, left, client)
+    if (service === "git-upload-pack") return uploadPack(req, res, route, decision.path, protocol, client)
+    return receivePack(req, res, route, decision.path, protocol, decision.pusher, decision.grant, client)
   }
 
   /** `clientAddress`: the client as a trusted reverse proxy named it; the connection's peer when absent. */
@@ -630,9 +663,11 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         if (error instanceof GitSlotsBusy && !res.headersSent) {
           return plain(res, 503, "Service Unavailable: too many git requests at once", { "Retry-After": String(error.retryAfterSeconds) })
         }
+        const route = parseSmartHttpPath(new URL(req.url ?? "/", "http://localhost").pathname) ?? { owner: "", repo: "" }
+        if (error instanceof RequestBodyStalled) return reportError(error, route)
         // A client that left while waiting for its sign-in or a slot: nothing to answer.
         if (res.destroyed) return
-        reportError(error, parseSmartHttpPath(new URL(req.url ?? "/", "http://localhost").pathname) ?? { owner: "", repo: "" })
+        reportError(error, route)
         if (!res.headersSent) plain(res, 500, "Internal Server Error")
         else res.destroy()
       }

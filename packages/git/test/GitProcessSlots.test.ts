@@ -34,6 +34,32 @@ const oneRepositoryOneSlot = async () => {
 }
 
 describe("GitProcessSlots", () => {
+  it("gives one client at most its share of the slots: its further requests wait, others' pass them", async () => {
+    const slots = new GitProcessSlots(4, 8, 2)
+    const release = new Map<string, () => void>()
+    const started: Array<string> = []
+    const task = (name: string) => () => {
+      started.push(name)
+      return new Promise<string>((resolve) => release.set(name, () => resolve(name)))
+    }
+    const done = [slots.run(task("a1"), undefined, "a"), slots.run(task("a2"), undefined, "a"), slots.run(task("a3"), undefined, "a")]
+    assert.deepStrictEqual([slots.running, slots.waiting], [2, 1])
+    // Slots are free, and b and an unnamed client take them past a's waiting request.
+    done.push(slots.run(task("b1"), undefined, "b"), slots.run(task("x"), undefined, undefined))
+    assert.deepStrictEqual(started, ["a1", "a2", "b1", "x"])
+    assert.deepStrictEqual([slots.running, slots.waiting], [4, 1])
+    // b ending frees a slot, but a still holds its share: a3 waits for one of a's own.
+    release.get("b1")?.()
+    await done[3]
+    assert.deepStrictEqual([slots.running, slots.waiting], [3, 1])
+    release.get("a1")?.()
+    await done[0]
+    assert.deepStrictEqual(started, ["a1", "a2", "b1", "x", "a3"])
+    for (const name of ["a2", "a3", "x"]) release.get(name)?.()
+    assert.deepStrictEqual(await Promise.all(done), ["a1", "a2", "a3", "b1", "x"])
+    assert.deepStrictEqual([slots.running, slots.waiting], [0, 0])
+  })
+
   it("runs at most its slots, queues at most maxWaiting, refuses the rest, and drops a waiter whose client left", async () => {
     const slots = new GitProcessSlots(2, 2)
     const release = gate()

@@ -52,7 +52,7 @@ const pushBody = async (branch: string, content = `${branch}\n`.repeat(2000)) =>
   const work = await sandbox.workTree(`work-${branch}`)
   const commit = await sandbox.commit(work, { [`${branch}.txt`]: content }, branch)
   const pack = await new Promise<Buffer>((resolve, reject) => {
-    const child = execFile("git", ["pack-objects", "--stdout", "--revs", "-q"], { cwd: work, env: sandbox.env, encoding: "buffer" }, (error, stdout) =>
+    const child = execFile("git", ["pack-objects", "--stdout", "--revs", "-q"], { cwd: work, env: sandbox.env, encoding: "buffer", maxBuffer: 64 * 1024 * 1024 }, (error, stdout) =>
       error === null ? resolve(stdout) : reject(error))
     child.stdin?.end(`${commit}\n`)
   })
@@ -70,7 +70,7 @@ const rawPost = (path: string, contentType: string, length: number) => {
   return { socket, closed, text: () => Buffer.concat(received).toString("latin1") }
 }
 
-it("stops git and drops the exchange when the client stalls mid-push", async () => {
+it("drops a push whose client stalls before its first MiB came (git never started), and says so", async () => {
   const { body } = await pushBody("stalled")
   const started = performance.now()
   const post = rawPost("/alice/idle.git/git-receive-pack", "application/x-git-receive-pack-request", body.length)
@@ -105,9 +105,12 @@ it("never cuts a push that keeps moving, however long it takes in all", async ()
 /** What receive-pack is receiving into, until it accepts or refuses it (its quarantine). */
 const quarantines = () => readdirSync(repositoryPath(root, { owner: "alice", name: "idle" }) + "/objects").filter((name) => name.startsWith("tmp_objdir-incoming-"))
 
-/** Sends a push's command and half its pack (400 KB that does not compress), then waits for git to receive into its quarantine. */
+/**
+ * Sends a push's command and half its pack (3 MB that does not compress: git starts once the first
+ * MiB has come), then waits for git to receive into its quarantine.
+ */
 const halfPush = async (branch: string) => {
-  const { body } = await pushBody(branch, randomBytes(300_000).toString("base64"))
+  const { body } = await pushBody(branch, randomBytes(3_000_000).toString("base64"))
   const post = rawPost("/alice/idle.git/git-receive-pack", "application/x-git-receive-pack-request", body.length)
   post.socket.write(body.subarray(0, body.length / 2))
   for (let waited = 0; waited < 5_000 && quarantines().length === 0; waited += 20) await sleep(20)

@@ -133,4 +133,51 @@ describe("git slots", () => {
       socket.destroy()
     }
   })
+
+  it("a client sending more than a MiB and then trickling holds its share of the slots, not every slot", async () => {
+    // Two slots, a share of one; the test names each request's client as a proxy would (its address).
+    const shared = new GitProcessSlots(2, 0)
+    const handler = makeSmartHttpHandler({
+      authorize: (request) => Promise.resolve({ kind: "allowed", path: sandbox.path("repositories", request.owner, `${request.repo}.git`) }),
+      afterPush: () => Promise.resolve(),
+      slots: shared,
+      onError: () => {}
+    })
+    const other = createServer((req, res) => handler(req, res, String(req.headers["x-client"])))
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve))
+    const otherPort = (other.address() as AddressInfo).port // a listening TCP server has an AddressInfo
+    // A v0 fetch request whose first 1.2 MB come at once, and whose rest never does.
+    const haves = pktLine(`have ${head}\n`).repeat(24_000)
+    const trickling = () => {
+      const socket = connect(otherPort, "127.0.0.1")
+      socket.on("error", () => undefined)
+      const received: Array<Buffer> = []
+      socket.on("data", (chunk: Buffer) => received.push(chunk))
+      socket.write(
+        "POST /alice/public.git/git-upload-pack HTTP/1.1\r\nHost: localhost\r\nX-Client: 192.0.2.1\r\n" +
+          "Content-Type: application/x-git-upload-pack-request\r\nContent-Length: 4000000\r\n\r\n" +
+          pktLine(`want ${head} multi_ack_detailed side-band-64k ofs-delta\n`) + "0000" + haves
+      )
+      return { socket, text: () => Buffer.concat(received).toString("latin1") }
+    }
+    const first = trickling()
+    for (let waited = 0; waited < 5_000 && shared.running === 0; waited += 20) await sleep(20)
+    const second = trickling()
+    try {
+      for (let waited = 0; waited < 5_000 && !second.text().includes("HTTP/1.1"); waited += 20) await sleep(20)
+      // The first runs git; the second finds the client's share taken (and no queue): told to come back.
+      assert.strictEqual(shared.running, 1)
+      assert.include(second.text(), "HTTP/1.1 503")
+      const clone = await sandbox.run([
+        "-c", "http.extraHeader=X-Client: 198.51.100.7",
+        "clone", "-q", "--bare", `http://127.0.0.1:${otherPort}/alice/public.git`, sandbox.path("clone-share.git")
+      ])
+      assert.strictEqual(clone.code, 0, clone.stderr)
+    } finally {
+      first.socket.destroy()
+      second.socket.destroy()
+      other.closeAllConnections()
+      await new Promise((resolve) => other.close(resolve))
+    }
+  })
 })

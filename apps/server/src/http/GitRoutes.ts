@@ -23,7 +23,7 @@ import {
   repositoryPath
 } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
-import { GitProcessPool } from "../git/GitProcessPool.ts"
+import { GitProcessPool, slotClient } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
 import { RateLimiter } from "./ratelimit/RateLimiter.ts"
@@ -123,7 +123,8 @@ export const make = Effect.gen(function*() {
             kind: "allowed",
             path,
             pusher: Option.getOrUndefined(Option.map(decision.pusher, (user) => user.id)),
-            grant: request.service === "git-receive-pack" ? pushes.grantFor(decision.target) : undefined
+            grant: request.service === "git-receive-pack" ? pushes.grantFor(decision.target) : undefined,
+            client: Option.getOrUndefined(Option.map(principal, (signedIn) => slotClient({ account: signedIn.user.id })))
           } as const
         }
         case "forbidden":
