@@ -21,6 +21,7 @@ export interface ByteRange {
 /** A finished archive: its size, and its bytes (all of them, or one range) as a stream. */
 export interface Archive {
   readonly size: number
+  /** Holds nothing (no open file) until the stream runs, and lets it go when the run ends however it ends. */
   readonly read: (range?: ByteRange) => Stream.Stream<Uint8Array, GitStorageFailure>
 }
 

@@ -48,7 +48,10 @@ export interface ByteRange {
 export interface BlobContent {
   /** The whole file's size in bytes. */
   readonly size: number
-  /** The content, or the given range of it. */
+  /**
+   * The content, or the given range of it. Nothing is held until the stream runs, and what it holds
+   * is let go when the run ends however it ends: a response never sent (HEAD) never runs it.
+   */
   readonly stream: (range?: ByteRange) => Stream.Stream<Uint8Array, BlobStorageFailure>
 }
 
