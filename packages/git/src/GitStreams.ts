@@ -34,8 +34,6 @@ export interface GitStreamRequest {
   readonly pusher: number | undefined
   /** The access decision's token for a push, handed back to `writeSection` (PushTarget.grant). */
   readonly grant?: object | undefined
-  /** Who the git slots count the request against (GitProcessSlots' share): none, no share applies. */
-  readonly client?: string | undefined
   /** What the client sends; its end ends git's input. */
   readonly input: Readable
   /** Git's standard output and error, to the client; neither is ended here. */
@@ -79,7 +77,7 @@ export const makeGitStreams = (options: GitStreamsOptions) => {
   const runGit = (request: GitStreamRequest): Promise<number> =>
     options.slots === undefined
       ? spawnGit(request)
-      : options.slots.run(() => spawnGit(request), request.signal, request.client).catch((error: unknown) => {
+      : options.slots.run(() => spawnGit(request), request.signal).catch((error: unknown) => {
         if (error instanceof GitSlotsBusy) {
           request.errors.write(`Kiln: too many git processes at once, try again in ${error.retryAfterSeconds} seconds\n`)
           return 1

@@ -53,8 +53,8 @@ export type GitAccessDecision =
   /**
    * `pusher`: the account id a push is made by, handed to `afterPush`. `grant`: the caller's own
    * token for what it decided on (the repository it read), handed back to `writeSection` with the
-   * push it allowed. `client`: who the git slots count the request against (GitProcessSlots'
-   * share), e.g. the signed-in account; the client's address when absent.
+   * push it allowed. `client`: who the git slots' per-client share counts the request against
+   * (GitProcessSlots), e.g. an anonymous caller's address; none, no share applies.
    */
   | {
     readonly kind: "allowed"
@@ -646,7 +646,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     if (statSync(decision.path, { throwIfNoEntry: false })?.isDirectory() !== true) return plain(res, 404, "Not Found")
 
     const protocol = gitProtocol(req)
-    const client = decision.client ?? address
+    const { client } = decision
     if (route.action === "info/refs") return advertise(res, route, service, decision.path, protocol, left, client)
     if (service === "git-upload-pack") return uploadPack(req, res, route, decision.path, protocol, client)
     return receivePack(req, res, route, decision.path, protocol, decision.pusher, decision.grant, client)

@@ -135,10 +135,16 @@ describe("git slots", () => {
   })
 
   it("a client sending more than a MiB and then trickling holds its share of the slots, not every slot", async () => {
-    // Two slots, a share of one; the test names each request's client as a proxy would (its address).
+    // Two slots, a share of one; the test names each request's client as a proxy would (its address),
+    // and the decision counts an anonymous request against it, as Kiln's does.
     const shared = new GitProcessSlots(2, 0)
     const handler = makeSmartHttpHandler({
-      authorize: (request) => Promise.resolve({ kind: "allowed", path: sandbox.path("repositories", request.owner, `${request.repo}.git`) }),
+      authorize: (request) =>
+        Promise.resolve({
+          kind: "allowed",
+          path: sandbox.path("repositories", request.owner, `${request.repo}.git`),
+          client: request.clientAddress
+        }),
       afterPush: () => Promise.resolve(),
       slots: shared,
       onError: () => {}

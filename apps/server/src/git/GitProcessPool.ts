@@ -15,10 +15,3 @@ export const layer = Layer.effect(
   Effect.map(Effect.serviceOption(KilnConfig), (config) =>
     new GitProcessSlots(Option.match(config, { onNone: () => defaultMaxGitProcesses(), onSome: (settings) => settings.gitMaxProcesses })))
 )
-
-/**
- * Who the pool's per-client share counts a request against: the signed-in account, or the deploy
- * key, as one client whichever address it comes from; an anonymous request is its address's.
- */
-export const slotClient = (caller: { readonly account: number } | { readonly deployKey: number }): string =>
-  "account" in caller ? `account ${caller.account}` : `deploy key ${caller.deployKey}`

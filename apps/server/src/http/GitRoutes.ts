@@ -23,7 +23,7 @@ import {
   repositoryPath
 } from "@kiln/git"
 import { KilnConfig } from "../config/KilnConfig.ts"
-import { GitProcessPool, slotClient } from "../git/GitProcessPool.ts"
+import { GitProcessPool } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
 import { RateLimiter } from "./ratelimit/RateLimiter.ts"
@@ -124,7 +124,8 @@ export const make = Effect.gen(function*() {
             path,
             pusher: Option.getOrUndefined(Option.map(decision.pusher, (user) => user.id)),
             grant: request.service === "git-receive-pack" ? pushes.grantFor(decision.target) : undefined,
-            client: Option.getOrUndefined(Option.map(principal, (signedIn) => slotClient({ account: signedIn.user.id })))
+            // Anonymous requests share the git slots by address (GitProcessSlots); a signed-in caller answers for its own load.
+            client: Option.isNone(principal) ? request.clientAddress : undefined
           } as const
         }
         case "forbidden":

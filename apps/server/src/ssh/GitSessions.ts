@@ -13,7 +13,7 @@ import { LfsAuthenticate } from "@kiln/domain/lfs/LfsAuthenticate"
 import { parseSshCommand } from "@kiln/domain/ssh/SshCommand"
 import { type SshIdentity, SshIdentities } from "@kiln/domain/ssh/SshIdentities"
 import { makeGitStreams, repositoryPath } from "@kiln/git"
-import { GitProcessPool, slotClient } from "../git/GitProcessPool.ts"
+import { GitProcessPool } from "../git/GitProcessPool.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { ServerMetrics } from "../metrics/ServerMetrics.ts"
@@ -126,10 +126,6 @@ export const make = Effect.gen(function*() {
         onSome: (user) => user.id
       }),
       grant: operation === "write" ? pushes.grantFor(target) : undefined,
-      client: Option.match(identity.user, {
-        onNone: () => slotClient({ deployKey: identity.key.id }),
-        onSome: (user) => slotClient({ account: user.id })
-      }),
       ...streams
     })
     outcome(code === 0 ? "success" : "failure")
