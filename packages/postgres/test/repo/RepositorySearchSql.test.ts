@@ -95,6 +95,21 @@ const suite = (name: string, settings: TestDatabase.Settings) =>
       assert.deepStrictEqual(yield* names("\\"), ["litz/q'\\k-litk"])
     }))
 
+  it.effect("a piece repeated in a keyword is searched for once, and an owner/repo keyword's own term once", () =>
+    Effect.gen(function*() {
+      const owner = yield* account("dupz")
+      yield* repository(owner, "dupk")
+      yield* repository(owner, "zdupq-1")
+      // 25,000 pieces, each with its terms and their bound parameters, were 75,000 parameters: more
+      // than a statement can carry (65,535). A client sent thousands (within the URL's limit), and
+      // each search held the embedded database for up to 26 s.
+      const keyword = `dupz/dupk${",ZDUPQ".repeat(25_000)}`
+      // As in Forgejo, the owner/repo term takes the whole keyword apart at its `/`: here it names a
+      // repository `dupk,zdupq,…`, which nothing matches.
+      assert.deepStrictEqual((yield* search(undefined, { q: keyword })).names, ["dupz/zdupq-1"])
+      assert.deepStrictEqual((yield* search(undefined, { q: `${keyword},dupk`, includeDesc: "true" })).names, ["dupz/dupk", "dupz/zdupq-1"])
+    }))
+
   it.effect("SQL in a keyword is never run", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
