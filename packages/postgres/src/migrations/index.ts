@@ -20,6 +20,7 @@ import deployKeys from "./0017_deploy_keys.ts"
 import lfs from "./0018_lfs.ts"
 import pendingDirectorySteps from "./0019_pending_directory_steps.ts"
 import releaseCounts from "./0020_release_counts.ts"
+import commitStatusContextHash from "./0021_commit_status_context_hash.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -41,7 +42,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0017_deploy_keys": deployKeys,
   "0018_lfs": lfs,
   "0019_pending_directory_steps": pendingDirectorySteps,
-  "0020_release_counts": releaseCounts
+  "0020_release_counts": releaseCounts,
+  "0021_commit_status_context_hash": commitStatusContextHash
 })
 
 export const layer = Migrations.layer(loader)

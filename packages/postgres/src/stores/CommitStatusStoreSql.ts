@@ -1,7 +1,8 @@
 /**
- * CommitStatusStore on Postgres (migration 0005). Each status takes the next index of its
+ * CommitStatusStore on Postgres (migrations 0005, 0021). Each status takes the next index of its
  * (repository, commit): computed in the insert itself and retried when a concurrent insert took the
- * same number (the unique constraint decides).
+ * same number (the unique constraint decides). The latest status of each context is found by the
+ * context's hash, never by its text, which may be megabytes long.
  */
 import { Effect, Layer } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
@@ -56,9 +57,10 @@ export const layer = Layer.effect(
 
     const insertOnce = (status: Omit<CommitStatus, "id" | "index">) =>
       sql<StatusRow>`INSERT INTO commit_statuses
-          (repo_id, sha, index, state, target_url, description, context, creator_id, created_at)
+          (repo_id, sha, index, state, target_url, description, context, context_hash, creator_id, created_at)
         SELECT ${status.repositoryId}, ${status.sha}, coalesce(max(index), 0) + 1, ${status.state}, ${status.targetUrl},
-          ${status.description}, ${status.context}, ${status.creatorId}, ${status.createdAt}
+          ${status.description}, ${status.context}, encode(sha256(convert_to(${status.context}, 'UTF8')), 'hex'),
+          ${status.creatorId}, ${status.createdAt}
         FROM commit_statuses WHERE repo_id = ${status.repositoryId} AND sha = ${status.sha}
         RETURNING ${columns}`
 
@@ -91,9 +93,9 @@ export const layer = Layer.effect(
           const rows = yield* sql<StatusRow>`SELECT ${columns} FROM commit_statuses
             WHERE repo_id = ${repositoryId} AND sha = ${sha} AND index IN (
               SELECT max(index) FROM commit_statuses WHERE repo_id = ${repositoryId} AND sha = ${sha}
-              GROUP BY context ORDER BY max(index) DESC LIMIT ${page.limit} OFFSET ${offsetOf(page)})
+              GROUP BY context_hash ORDER BY max(index) DESC LIMIT ${page.limit} OFFSET ${offsetOf(page)})
             ORDER BY index`
-          const [count] = yield* sql<{ total: unknown }>`SELECT count(DISTINCT context) AS total FROM commit_statuses
+          const [count] = yield* sql<{ total: unknown }>`SELECT count(DISTINCT context_hash) AS total FROM commit_statuses
             WHERE repo_id = ${repositoryId} AND sha = ${sha}`
           return { items: rows.map(toStatus), total: int(count?.total ?? 0) }
         }).pipe(Effect.orDie)

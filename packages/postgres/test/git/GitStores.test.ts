@@ -162,4 +162,20 @@ layer(Stores, { timeout: "120 seconds" })("git stores on a database", (it) => {
       }
       assert.deepStrictEqual(yield* store.latest(999_999, sha, pageRequest(1, 10)), { items: [], total: 0 })
     }))
+
+  it.effect("tells contexts apart whole, however long, found by their hash (never grouped by their text)", () =>
+    Effect.gen(function*() {
+      const store = yield* CommitStatusStore
+      const id = yield* repository
+      const long = "x".repeat(300_000)
+      const contexts = [`${long}1`, `${long}2`, `${long}1`, "ünïcode", "unicode", "ünïcode"]
+      for (const context of contexts) {
+        yield* store.insert({ repositoryId: id, sha, state: "success", targetUrl: "", description: "", context, creatorId: 1, createdAt: 1 })
+      }
+      const all = (yield* store.list(id, sha, { sort: "highestindex", page: pageRequest(1, 50) })).items
+      const latest = yield* store.latest(id, sha, pageRequest(1, 50))
+      assert.deepStrictEqual(latest.items, latestPerContext(all))
+      assert.deepStrictEqual(latest.items.map((status) => status.index), [2, 3, 5, 6])
+      assert.strictEqual(latest.total, 4)
+    }))
 })
