@@ -45,10 +45,17 @@ const throughServer = (dataDir: string, request: ServRequest, relayInput: boolea
       if (relayInput) process.stdin.pipe(socket)
       else socket.end()
     })
+    // One wait for stdout to drain at a time: a chunk of the socket may hold many frames.
+    let draining = false
     socket.on("data", frameReader((kind, payload) => {
       if (kind === FRAME_STDOUT && !output(payload)) {
         socket.pause()
-        process.stdout.once("drain", () => socket.resume())
+        if (draining) return
+        draining = true
+        process.stdout.once("drain", () => {
+          draining = false
+          socket.resume()
+        })
       } else if (kind === FRAME_STDERR) {
         process.stderr.write(payload)
       } else if (kind === FRAME_EXIT) {

@@ -79,7 +79,8 @@ export const layer = Layer.effectDiscard(Effect.gen(function*() {
     }
     const controller = new AbortController()
     socket.once("close", () => controller.abort())
-    socket.resume()
+    // The socket stays paused until git's input is piped from it: resumed before, what the client
+    // sent meanwhile (git archive's arguments, which it sends before the server speaks) was lost.
     const code = await sessions.serveKey(asked.keyId, asked.originalCommand, asked.gitProtocol, {
       input: socket,
       output: framed(socket, FRAME_STDOUT),

@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto"
 import { createServer, type Server as NetServer, type Socket } from "node:net"
 import { Effect, Layer, Option } from "effect"
-import type { AuthContext, Connection, ServerChannel, Session } from "ssh2"
+import type { AuthContext, Channel, Connection, ServerChannel, Session } from "ssh2"
 import ssh2 from "ssh2"
 import { type SshIdentity, SshIdentities } from "@kiln/domain/ssh/SshIdentities"
 import { KilnConfig } from "../config/KilnConfig.ts"
@@ -26,6 +26,39 @@ import { loadHostKeys } from "./HostKeys.ts"
 const MAX_AUTH_ATTEMPTS = 20
 /** Sessions open at once on one connection (OpenSSH's MaxSessions). */
 const MAX_SESSIONS_PER_CONNECTION = 10
+/**
+ * Sessions one connection may close without having run anything: git's clients never do. ssh2 keeps
+ * such a session for the connection's life, and each close restarted the idle timer: opening and
+ * closing them grew the server by ~1.6 KB each, and the connection never went idle.
+ */
+const MAX_UNUSED_SESSIONS = 10
+
+/** The receive window ssh2 keeps for a channel (what the client may still send): `incoming.window`. */
+const receiveWindow = (channel: Channel): number | undefined => {
+  const incoming = channel.incoming
+  return typeof incoming === "object" && incoming !== null && "window" in incoming && typeof incoming.window === "number"
+    ? incoming.window
+    : undefined
+}
+
+/**
+ * Ends `client`'s connection when it sends on `channel` past the window it was given. ssh2 checks only
+ * for a window of exactly 0 and buffers whatever comes: a client ignoring flow control on a channel
+ * whose git was not reading yet grew the server by gigabytes. ssh2 takes the data off the window
+ * before it pushes it, so a push under a negative window is such data; it is dropped, and the
+ * connection ended, as Go's x/crypto/ssh ends it ("remote side wrote too much").
+ */
+const enforceReceiveWindow = (client: Connection, channel: ServerChannel) => {
+  const push = channel.push.bind(channel)
+  channel.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    const window = receiveWindow(channel)
+    if (chunk !== null && window !== undefined && window < 0) {
+      client.end()
+      return false
+    }
+    return push(chunk, encoding)
+  }
+}
 
 /** `SHA256:<unpadded base64>` of a key blob, as stored. */
 const blobFingerprint = (blob: Buffer): string =>
@@ -40,6 +73,8 @@ interface ConnectionState {
   client: Connection | undefined
   readonly running: Set<AbortController>
   sessions: number
+  /** Sessions closed without having run anything (MAX_UNUSED_SESSIONS). */
+  unusedSessions: number
 }
 
 export const make = Effect.gen(function*() {
@@ -134,11 +169,17 @@ export const make = Effect.gen(function*() {
         if (stopping || state.sessions >= MAX_SESSIONS_PER_CONNECTION) return reject()
         state.sessions += 1
         const session = accept()
+        const served = serveSession(state, client, session, keyId)
         session.once("close", () => {
           state.sessions -= 1
+          if (!served.started()) {
+            // Nothing ran: the idle timer runs on, and a connection that keeps doing this is ended.
+            state.unusedSessions += 1
+            if (state.unusedSessions >= MAX_UNUSED_SESSIONS) client.end()
+            return
+          }
           watchIdle(state)
         })
-        serveSession(state, session, keyId)
       })
       watchIdle(state)
     })
@@ -147,7 +188,7 @@ export const make = Effect.gen(function*() {
   const refuseRequest = (_accept: unknown, reject: (() => void) | undefined) => reject?.()
 
   /** One session channel: GIT_PROTOCOL may be set, then one `exec`; everything else is refused. */
-  const serveSession = (state: ConnectionState, session: Session, keyId: number) => {
+  const serveSession = (state: ConnectionState, client: Connection, session: Session, keyId: number) => {
     let protocol: string | undefined
     session.on("env", (accept, reject, info) => {
       if (info.key === "GIT_PROTOCOL" && GitSessions.acceptedGitProtocol(info.val) !== undefined) {
@@ -184,8 +225,10 @@ export const make = Effect.gen(function*() {
     session.on("exec", (accept, reject, info) => {
       if (!once(reject)) return
       const channel = accept()
+      enforceReceiveWindow(client, channel)
       void execute(state, channel, keyId, info.command, protocol)
     })
+    return { started: () => started }
   }
 
   const execute = async (state: ConnectionState, channel: ServerChannel, keyId: number, command: string, protocol: string | undefined) => {
@@ -272,7 +315,8 @@ export const make = Effect.gen(function*() {
       idleTimer: undefined,
       client: undefined,
       running: new Set(),
-      sessions: 0
+      sessions: 0,
+      unusedSessions: 0
     }
     unauthenticated += 1
     unauthenticatedPerAddress.set(address, (unauthenticatedPerAddress.get(address) ?? 0) + 1)
