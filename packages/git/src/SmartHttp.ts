@@ -252,6 +252,8 @@ interface BodyStart {
  */
 const readStart = (req: IncomingMessage, limit: number, idleMillis: number): Promise<BodyStart> =>
   new Promise((resolve, reject) => {
+    // Gone while its sign-in was decided: no event would come.
+    if (req.destroyed) return reject(new Error("the client went away before its request ended"))
     const chunks: Array<Buffer> = []
     let bytes = 0
     const timer = idleMillis > 0 ? setTimeout(() => req.destroy(new RequestBodyStalled(idleMillis)), idleMillis) : undefined
