@@ -3,9 +3,7 @@
  * loop. Jobs queue when every worker is busy, up to `maxQueued`; past that a render is answered
  * `Busy` at once, so a flood of slow documents cannot grow the queue (and the memory behind it)
  * without bound. A render that overruns the time limit is answered `TimedOut`; its worker is
- * terminated and replaced. A render that needs more than `maxHeapMb` of memory is answered
- * `OutOfMemory`: V8 stops its worker, which is replaced. Without that bound a few kilobytes of
- * nested quotes or padded table cells took gigabytes within the time limit (2.3 GB a worker).
+ * terminated and replaced.
  *
  * Workers start with the first render and stop once the pool has been idle for `idleMillis`: each
  * holds its own copy of the pipeline (~30 MB), which a server that renders now and then should not
@@ -20,7 +18,6 @@ export type RenderOutcome =
   | { readonly _tag: "Rendered"; readonly html: string }
   | { readonly _tag: "TimedOut" }
   | { readonly _tag: "Busy" }
-  | { readonly _tag: "OutOfMemory" }
 
 export interface WorkerPoolOptions {
   readonly size?: number | undefined
@@ -31,8 +28,6 @@ export interface WorkerPoolOptions {
   readonly stackSizeMb?: number | undefined
   /** How long the workers outlive the last render (default one minute). */
   readonly idleMillis?: number | undefined
-  /** The most a worker's heap may hold (V8's old generation), in MB. Default 256. */
-  readonly maxHeapMb?: number | undefined
 }
 
 export interface WorkerPool {
@@ -61,12 +56,6 @@ interface Slot {
 // Run from source the worker is RenderWorker.ts; in the server's bundle (apps/server/build) it is
 // RenderWorker.js beside the chunk holding this module.
 const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./RenderWorker.ts" : "./RenderWorker.js", import.meta.url)
-
-/** A worker's heap: ~30 MB is the pipeline itself, the rest a render's trees and HTML (a 1 MB text's fit). */
-const DEFAULT_MAX_HEAP_MB = 256
-
-/** V8 stopped a worker that reached its heap limit. */
-const isOutOfMemory = (error: Error): boolean => "code" in error && error.code === "ERR_WORKER_OUT_OF_MEMORY"
 
 export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
   const size = Math.max(1, options.size ?? availableParallelism())
@@ -130,9 +119,7 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
   }
 
   const spawn = (): Worker =>
-    new Worker(workerUrl, {
-      resourceLimits: { stackSizeMb: options.stackSizeMb ?? 64, maxOldGenerationSizeMb: options.maxHeapMb ?? DEFAULT_MAX_HEAP_MB }
-    })
+    new Worker(workerUrl, { resourceLimits: { stackSizeMb: options.stackSizeMb ?? 64 } })
 
   const attach = (slot: Slot, worker: Worker): void => {
     slot.worker = worker
@@ -144,9 +131,7 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
       stopWhenIdle()
     })
     worker.on("error", (error) => {
-      const pending = finish(slot)
-      if (isOutOfMemory(error)) pending?.resolve({ _tag: "OutOfMemory" })
-      else pending?.reject(error)
+      finish(slot)?.reject(error)
       replace(slot)
       dispatch()
       stopWhenIdle()
