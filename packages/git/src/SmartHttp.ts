@@ -477,12 +477,11 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     res.on("close", () => {
       if (!res.writableFinished) stopGit(git.child, service)
     })
-    const source = restOf(body, req)
     const sent = isGzipped(req)
-      ? pipeline(source, createGunzip(), git.child.stdin)
+      ? pipeline(restOf(body, req), createGunzip(), git.child.stdin)
       : body.ended
       ? endWith(git.child.stdin, body.head)
-      : pipeline(source, git.child.stdin)
+      : pipeline(restOf(body, req), git.child.stdin)
     const upload = sent.catch((error: unknown) => {
       // git stops reading once it has what it needs (EPIPE); a broken body ends the exchange.
       if (!(error instanceof Error && "code" in error && error.code === "EPIPE")) {
@@ -617,13 +616,12 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     }
 
     const left = abortedWith(res)
-    const address = clientAddress ?? req.socket.remoteAddress
     const decision = await options.authorize({
       owner: route.owner,
       repo: route.repo,
       service,
       credentials: parseBasic(req.headers.authorization),
-      clientAddress: address,
+      clientAddress: clientAddress ?? req.socket.remoteAddress,
       signal: left
     })
     switch (decision.kind) {
@@ -665,11 +663,11 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         if (error instanceof GitSlotsBusy && !res.headersSent) {
           return plain(res, 503, "Service Unavailable: too many git requests at once", { "Retry-After": String(error.retryAfterSeconds) })
         }
-        const route = parseSmartHttpPath(new URL(req.url ?? "/", "http://localhost").pathname) ?? { owner: "", repo: "" }
-        if (error instanceof RequestBodyStalled) return reportError(error, route)
+        const routeOf = () => parseSmartHttpPath(new URL(req.url ?? "/", "http://localhost").pathname) ?? { owner: "", repo: "" }
+        if (error instanceof RequestBodyStalled) return reportError(error, routeOf())
         // A client that left while waiting for its sign-in or a slot: nothing to answer.
         if (res.destroyed) return
-        reportError(error, route)
+        reportError(error, routeOf())
         if (!res.headersSent) plain(res, 500, "Internal Server Error")
         else res.destroy()
       }
