@@ -9,8 +9,8 @@
  * beside their own modules (ssh2: its optional native bindings).
  *
  * `dist/` holds `main.js` (the server), `kiln.js` (the command line, `pnpm kiln`: it starts in
- * about a third of the time its sources take), `RenderWorker.js` (the markdown worker, which WorkerPool
- * finds beside its own chunk), `EditorConfigWorker.js` (found the same way by MatchingThread),
+ * about a third of the time its sources take), `RenderProcess.js` and `DeepStackRender.js` (the markdown
+ * render process, which WorkerPool finds beside its own chunk, and its deep-stack thread), `EditorConfigWorker.js` (found the same way by MatchingThread),
  * `GitLauncherProcess.pl` and `.js` (the git launcher in Perl and in Node, found the same way by
  * GitLauncher) and `templates/`
  * (read by RepositoryTemplates from beside its chunk). `PgliteTemplates.js` is run once
@@ -39,7 +39,8 @@ export const bundleServer = async (): Promise<void> => {
       // The version check first; the server is a chunk it imports once the check passed.
       main: at("../src/start.ts"),
       kiln: at("../src/cli/start.ts"),
-      RenderWorker: at("../../../packages/markdown/src/worker/RenderWorker.ts"),
+      RenderProcess: at("../../../packages/markdown/src/worker/RenderProcess.ts"),
+      DeepStackRender: at("../../../packages/markdown/src/worker/DeepStackRender.ts"),
       EditorConfigWorker: at("../src/platform/editorconfig/EditorConfigWorker.ts"),
       PgliteTemplates: at("./PgliteTemplates.ts"),
       GitLauncherProcess: at("../../../packages/git/src/launcher/GitLauncherProcess.ts")

@@ -1,11 +1,11 @@
 /**
  * The `Markdown` port over the worker pool: refuses text over the size limit, resolves the
  * `@mentions` in one batched `MentionableUsers` lookup, answers repeated renders from the cache,
- * fails with `MarkdownTimeout` when a render overruns the time limit, and with `MarkdownBusy` when
- * the pool's queue is full.
+ * fails with `MarkdownTimeout` when a render overruns the time limit, with `MarkdownTooComplex` when
+ * it needs more memory than a worker may have, and with `MarkdownBusy` when the pool's queue is full.
  */
 import { Markdown } from "@kiln/domain/markdown/Markdown"
-import { MarkdownBusy, MarkdownTimeout, MarkdownTooLarge } from "@kiln/domain/markdown/MarkdownErrors"
+import { MarkdownBusy, MarkdownTimeout, MarkdownTooComplex, MarkdownTooLarge } from "@kiln/domain/markdown/MarkdownErrors"
 import { MentionableUsers } from "@kiln/domain/markdown/MentionableUsers"
 import { type MarkdownInput, renderKindOf, renderRequest } from "@kiln/domain/markdown/RenderRequest"
 import { Effect, Layer } from "effect"
@@ -20,7 +20,7 @@ export interface MarkdownOptions {
   readonly timeoutMillis: number
   /** KILN_ROOT_URL. */
   readonly rootUrl: string
-  /** Worker threads; one per core when absent. */
+  /** Render workers (processes); one per core when absent. */
   readonly workers?: number | undefined
   /** KILN_MARKDOWN_MAX_QUEUE: renders that may wait for a worker; more are refused as busy. */
   readonly maxQueued?: number | undefined
@@ -69,6 +69,9 @@ export const makeMarkdown = (
         message: `rendering the markdown took longer than ${options.timeoutMillis} ms and was stopped`,
         timeoutMillis: options.timeoutMillis
       })
+    }
+    if (outcome._tag === "OutOfMemory") {
+      return yield* new MarkdownTooComplex({ message: "rendering the markdown needed more memory than a render may have and was stopped" })
     }
     cache.set(key, outcome.html)
     return outcome.html

@@ -1,6 +1,6 @@
 /**
- * The `Markdown` port as the HTTP layer will use it: worker threads (the TypeScript worker loads
- * under vitest too), the size limit, mentions through `MentionableUsers`, the cache and the
+ * The `Markdown` port as the HTTP layer will use it: render processes (the TypeScript process
+ * loads under vitest too), the size limit, mentions through `MentionableUsers`, the cache and the
  * per-render time limit.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
@@ -19,7 +19,7 @@ const Live = MarkdownLive({ maxSize: 1024, timeoutMillis: 10_000, rootUrl, worke
 const gfm = (text: string) => ({ text, mode: "gfm", context: "", wiki: false })
 
 layer(Live, { timeout: "60 seconds" })("MarkdownLive", (it) => {
-  it.effect("renders in a worker thread", () =>
+  it.effect("renders in a render process", () =>
     Effect.gen(function*() {
       const markdown = yield* Markdown
       assert.strictEqual(yield* markdown.render(gfm("# Hello")), `<h1 id="user-content-hello">Hello</h1>\n`)
@@ -82,9 +82,9 @@ const counted = (pool: WorkerPool): { readonly pool: WorkerPool; readonly render
   }
 }
 
-const withPool = <A, E>(timeoutMillis: number, use: (pool: WorkerPool) => Effect.Effect<A, E>) =>
+const withPool = <A, E>(timeoutMillis: number, use: (pool: WorkerPool) => Effect.Effect<A, E>, maxHeapMb?: number) =>
   Effect.acquireUseRelease(
-    Effect.sync(() => makeWorkerPool({ size: 1, timeoutMillis })),
+    Effect.sync(() => makeWorkerPool({ size: 1, timeoutMillis, maxHeapMb })),
     use,
     (pool) => Effect.promise(() => pool.close())
   )
@@ -126,3 +126,21 @@ describe("the time limit", () => {
         assert.strictEqual(yield* markdown.render({ text: "ok", mode: "gfm", context: "", wiki: false }), "<p>ok</p>\n")
       })))
 })
+
+describe("the memory limit", () => {
+  it.live("answers MarkdownTooComplex for a render that needs more, and keeps serving afterwards", () =>
+    // 10,000 nested quotes took 1.3 GB of a worker's memory within the time limit before workers had
+    // a heap limit; here a render process may have 64 MB, and the time limit is far off. The test
+    // process survives it: V8 ends the render process, not the one that asked.
+    withPool(60_000, (pool) =>
+      Effect.gen(function*() {
+        const people = makeInMemoryMentionableUsers([])
+        const cache = makeRenderCache({ maxEntries: 10, maxChars: 1_000_000, ttlMillis: 60_000 })
+        const markdown = makeMarkdown({ maxSize: 10_000_000, timeoutMillis: 60_000, rootUrl }, pool, cache, people.service)
+        const error = yield* Effect.flip(markdown.render({ text: ">".repeat(10_000), mode: "gfm", context: "", wiki: false }))
+        assert.strictEqual(error._tag, "MarkdownTooComplex")
+        assert.strictEqual(pool.replacements(), 1)
+        assert.strictEqual(yield* markdown.render({ text: "ok", mode: "gfm", context: "", wiki: false }), "<p>ok</p>\n")
+      }), 64), { timeout: 120_000 })
+})
+

@@ -15,26 +15,36 @@ import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { type LoadResult, type LoadSpec, runLoad } from "../LoadGenerator.ts"
 import { atLeast, below, type BenchSettings, type DatabaseReport, type Scenario, validity, perDatabase } from "../Scenario.ts"
 import { type CpuDuringLoad, withCpu } from "../LoadCpu.ts"
+import * as ThreadCpu from "../ThreadCpu.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
 
+/** The render processes' command line (WorkerPool.ts): their CPU is the renders'. */
+const renderProcess = "dist/RenderProcess.js"
+
 const fixed = (value: number, digits = 1) => value.toFixed(digits)
 
-/** CPU milliseconds per document: the server's threads, Postgres, the load generator. */
-const perDocument = (measured: CpuDuringLoad): ReadonlyArray<readonly [string, number]> => {
+/** A markdown load's CPU, with that of the server's render processes. */
+interface MarkdownCpu extends CpuDuringLoad {
+  readonly renderProcesses: number | undefined
+}
+
+/** CPU milliseconds per document: the server's threads, its render processes, Postgres, the load generator. */
+const perDocument = (measured: MarkdownCpu): ReadonlyArray<readonly [string, number]> => {
   const documents = Math.max(1, measured.load.requests)
   const ms = (seconds: number) => (seconds * 1000) / documents
   const threads = measured.server === undefined ? [] : [...measured.server].map(([group, seconds]) => [group, ms(seconds)] as const)
   return [
     ...threads,
+    ...(measured.renderProcesses === undefined ? [] : [["render processes", ms(measured.renderProcesses)] as const]),
     ...(measured.database === undefined ? [] : [["Postgres backends", ms(measured.database)] as const]),
     ["load generator", ms(measured.load.generatorCpuSeconds)] as const
   ]
 }
 
-const totalPerDocument = (measured: CpuDuringLoad): number => perDocument(measured).reduce((sum, [, ms]) => sum + ms, 0)
+const totalPerDocument = (measured: MarkdownCpu): number => perDocument(measured).reduce((sum, [, ms]) => sum + ms, 0)
 
-const cpuNote = (measured: CpuDuringLoad): string => {
+const cpuNote = (measured: MarkdownCpu): string => {
   const { load, machine } = measured
   const parts = perDocument(measured).map(([what, ms]) => `${what} ${fixed(ms)}`).join(", ")
   const ours = (totalPerDocument(measured) * load.requestsPerSecond) / 1000
@@ -52,7 +62,7 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
   try {
     const nodeFlags = settings.cpuProfileDir === undefined
       ? []
-      // A directory per database: the render workers write profiles of their own next to the main one.
+      // A directory per database. The render processes are not profiled: they run without the server's flags.
       : ["--cpu-prof", "--cpu-prof-dir", Path.join(settings.cpuProfileDir, `markdown-${kind}`)]
     const server = await startKiln({ database, admin, logFile: Path.join(database.dataDir, "kiln.log"), nodeFlags })
     try {
@@ -74,14 +84,22 @@ const runOn = async (kind: BenchDatabase.DatabaseKind, settings: BenchSettings, 
         windowSeconds: seconds / settings.windows
       })
       const databaseName = BenchDatabase.serverDatabaseName(database)
-      const markdownLoad = (label: string, connections: number) =>
-        withCpu(server.pid, databaseName, (onMeasuring) => runLoad(spec(label, connections), () => {}, onMeasuring))
+      const markdownLoad = async (label: string, connections: number): Promise<MarkdownCpu> => {
+        let before: ReadonlyMap<string, number> | undefined
+        const measured = await withCpu(server.pid, databaseName, (onMeasuring) =>
+          runLoad(spec(label, connections), () => {}, () => {
+            before = ThreadCpu.sampleMatching(renderProcess)
+            onMeasuring()
+          }))
+        const after = ThreadCpu.sampleMatching(renderProcess)
+        return { ...measured, renderProcesses: before === undefined || after === undefined ? undefined : ThreadCpu.matchingDelta(before, after) }
+      }
 
-      // A render worker's JIT keeps improving over its first thousand or so renders (some 40 s at one
-      // client), longer than a load's own warm-up; the 1-client load uses a single worker and the
-      // 4-client ones all of them, so every worker is warmed first, each alike.
+      // A render process's JIT keeps improving over its first thousand or so renders (some 40 s at one
+      // client), longer than a load's own warm-up; the 1-client load uses a single process and the
+      // 4-client ones all of them, so every process is warmed first, each alike.
       if (settings.warmupSeconds > 0) {
-        log(`[${kind}] POST /markdown, every render worker warming up`)
+        log(`[${kind}] POST /markdown, every render process warming up`)
         await runLoad({ ...spec("warm-up", 2 * Os.availableParallelism()), warmupSeconds: 0, windows: 1, windowSeconds: 4 * settings.warmupSeconds })
       }
       log(`[${kind}] POST /markdown, 1 client`)

@@ -1,4 +1,4 @@
-/** Why a render was refused. The HTTP layer answers 413, 422 and 503 respectively. */
+/** Why a render was refused. The HTTP layer answers 413 (too large), 503 (busy) and 422 (the others). */
 import { Schema } from "effect"
 
 /** The text is larger than the configured limit (`KILN_MARKDOWN_MAX_SIZE`). */
@@ -13,6 +13,11 @@ export class MarkdownTooLarge extends Schema.TaggedError<MarkdownTooLarge>()("Ma
 export class MarkdownTimeout extends Schema.TaggedError<MarkdownTimeout>()("MarkdownTimeout", {
   message: Schema.String,
   timeoutMillis: Schema.Number
+}) {}
+
+/** Rendering needed more memory than a render may have, and was abandoned. */
+export class MarkdownTooComplex extends Schema.TaggedError<MarkdownTooComplex>()("MarkdownTooComplex", {
+  message: Schema.String
 }) {}
 
 /** Every render worker is busy and the queue is full; the caller may try again after a while. */

@@ -1,4 +1,4 @@
-/** What the main thread and a render worker say to each other. */
+/** What the server and a render process say to each other. */
 import type { RenderRequest } from "@kiln/domain/markdown/RenderRequest"
 
 export interface RenderJob {

@@ -1,22 +1,26 @@
 /**
  * A fixed pool of render workers (one per core by default) so rendering never blocks the event
- * loop. Jobs queue when every worker is busy, up to `maxQueued`; past that a render is answered
- * `Busy` at once, so a flood of slow documents cannot grow the queue (and the memory behind it)
- * without bound. A render that overruns the time limit is answered `TimedOut`; its worker is
- * terminated and replaced.
+ * loop. Each worker is a small process (RenderProcess) with a bounded heap: a render that needs more
+ * than its heap limit (a few KB of nested quotes can need gigabytes) ends that process, never
+ * the server, and is answered `OutOfMemory`. Jobs queue when every worker is busy, up to
+ * `maxQueued`; past that a render is answered `Busy` at once, so a flood of slow documents cannot
+ * grow the queue (and the memory behind it) without bound. A render that overruns the time limit is
+ * answered `TimedOut`. A worker that overran or ran out of memory is replaced.
  *
  * Workers start with the first render and stop once the pool has been idle for `idleMillis`: each
- * holds its own copy of the pipeline (~30 MB), which a server that renders now and then should not
- * keep. The next render starts them again (~0.2 s).
+ * holds its own copy of the pipeline (~40 MB), which a server that renders now and then should not
+ * keep. The next render starts them again (~0.3 s).
  */
 import type { RenderRequest } from "@kiln/domain/markdown/RenderRequest"
+import { type ChildProcess, fork } from "node:child_process"
 import { availableParallelism } from "node:os"
-import { Worker } from "node:worker_threads"
+import { fileURLToPath } from "node:url"
 import type { RenderJob, WorkerMessage } from "./RenderMessages.ts"
 
 export type RenderOutcome =
   | { readonly _tag: "Rendered"; readonly html: string }
   | { readonly _tag: "TimedOut" }
+  | { readonly _tag: "OutOfMemory" }
   | { readonly _tag: "Busy" }
 
 export interface WorkerPoolOptions {
@@ -24,8 +28,10 @@ export interface WorkerPoolOptions {
   readonly timeoutMillis: number
   /** Renders that may wait for a worker; more are answered `Busy`. Default 64. */
   readonly maxQueued?: number | undefined
-  /** Deep nesting needs a deeper stack than a worker's default 4 MB. */
+  /** The stack of the thread a render that overflowed its process's stack is tried again in. Default 64. */
   readonly stackSizeMb?: number | undefined
+  /** A render process's heap limit (default 256 MB): a render needing more is answered `OutOfMemory`. */
+  readonly maxHeapMb?: number | undefined
   /** How long the workers outlive the last render (default one minute). */
   readonly idleMillis?: number | undefined
 }
@@ -33,7 +39,7 @@ export interface WorkerPoolOptions {
 export interface WorkerPool {
   readonly size: number
   readonly render: (request: RenderRequest, mentionable: ReadonlyArray<string>, signal?: AbortSignal) => Promise<RenderOutcome>
-  /** Workers replaced after overrunning the time limit, since the pool started. */
+  /** Workers replaced after overrunning the time limit or the heap limit, since the pool started. */
   readonly replacements: () => number
   /** Workers running now: none before the first render and after an idle period. */
   readonly running: () => number
@@ -47,15 +53,19 @@ interface Pending {
 }
 
 interface Slot {
-  worker: Worker
+  process: ChildProcess
   ready: boolean
   current: Pending | undefined
   timer: NodeJS.Timeout | undefined
 }
 
-// Run from source the worker is RenderWorker.ts; in the server's bundle (apps/server/build) it is
-// RenderWorker.js beside the chunk holding this module.
-const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./RenderWorker.ts" : "./RenderWorker.js", import.meta.url)
+// Run from source the process is RenderProcess.ts; in the server's bundle (apps/server/build) it is
+// RenderProcess.js beside the chunk holding this module.
+const processPath = fileURLToPath(
+  new URL(import.meta.url.endsWith(".ts") ? "./RenderProcess.ts" : "./RenderProcess.js", import.meta.url)
+)
+
+const closedError = () => new Error("the markdown worker pool is closed")
 
 export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
   const size = Math.max(1, options.size ?? availableParallelism())
@@ -69,9 +79,9 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
 
   const busy = () => queue.length > 0 || slots.some((slot) => slot.current !== undefined)
 
-  const stop = (slot: Slot): Promise<number> => {
-    slot.worker.removeAllListeners()
-    return slot.worker.terminate()
+  const stop = (slot: Slot): void => {
+    slot.process.removeAllListeners()
+    slot.process.kill("SIGKILL")
   }
 
   /** Called whenever a job ends: once nothing is left, the workers get `idleMillis` more. */
@@ -80,7 +90,7 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
     if (busy() || slots.length === 0) return
     idleTimer = setTimeout(() => {
       if (busy()) return
-      for (const slot of slots.splice(0)) void stop(slot)
+      for (const slot of slots.splice(0)) stop(slot)
     }, options.idleMillis ?? 60_000)
     // An idle pool never keeps the process alive.
     idleTimer.unref()
@@ -93,7 +103,8 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
       if (pending === undefined) return
       slot.current = pending
       slot.timer = setTimeout(() => overrun(slot), options.timeoutMillis)
-      slot.worker.postMessage(pending.job)
+      // A failed send is the process gone: its exit answers the job.
+      slot.process.send(pending.job, () => {})
     }
   }
 
@@ -106,7 +117,7 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
   }
 
   const replace = (slot: Slot): void => {
-    void stop(slot)
+    stop(slot)
     if (closed) return
     replaced++
     attach(slot, spawn())
@@ -118,32 +129,60 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
     stopWhenIdle()
   }
 
-  const spawn = (): Worker =>
-    new Worker(workerUrl, { resourceLimits: { stackSizeMb: options.stackSizeMb ?? 64 } })
+  /**
+   * The process ended by itself. During a render that is the render's doing (its thread reached the
+   * heap limit, or the system ended the process for its memory), and the worker is replaced. A
+   * process that ended otherwise leaves the pool, which the next render fills again; if it could not
+   * start at all, the renders waiting for it fail rather than wait for a worker that never comes.
+   */
+  const ended = (slot: Slot, error?: Error): void => {
+    const pending = finish(slot)
+    if (pending !== undefined && error === undefined) {
+      pending.resolve({ _tag: "OutOfMemory" })
+      replace(slot)
+    } else {
+      pending?.reject(error ?? new Error("a markdown render process ended"))
+      stop(slot)
+      slots.splice(slots.indexOf(slot), 1)
+      if (slots.length === 0) {
+        const failure = error ?? new Error("the markdown render process could not start")
+        for (const waiting of queue.splice(0)) waiting.reject(failure)
+      }
+    }
+    dispatch()
+    stopWhenIdle()
+  }
 
-  const attach = (slot: Slot, worker: Worker): void => {
-    slot.worker = worker
+  const spawn = (): ChildProcess => {
+    const maxHeapMb = String(options.maxHeapMb ?? 256)
+    return fork(processPath, [maxHeapMb, String(options.stackSizeMb ?? 64)], {
+      // Not the server's own flags (a profiler, its heap size). Without the server's
+      // `--heap-growing-percent=100` (ProcessFlags.ts) V8 collected often enough to cost 10–20% of
+      // the render throughput.
+      execArgv: [`--max-old-space-size=${maxHeapMb}`, "--heap-growing-percent=100"],
+      // V8's report of a heap limit reached is not the operator's concern: the render is answered.
+      stdio: ["ignore", "ignore", "ignore", "ipc"]
+    })
+  }
+
+  const attach = (slot: Slot, child: ChildProcess): void => {
+    slot.process = child
     slot.ready = false
-    worker.on("message", (message: WorkerMessage) => {
+    child.on("message", (message: WorkerMessage) => {
       if (message._tag === "Ready") slot.ready = true
       else if (slot.current?.job.id === message.id) finish(slot)?.resolve({ _tag: "Rendered", html: message.html })
       dispatch()
       stopWhenIdle()
     })
-    worker.on("error", (error) => {
-      finish(slot)?.reject(error)
-      replace(slot)
-      dispatch()
-      stopWhenIdle()
-    })
+    child.on("exit", () => ended(slot))
+    child.on("error", (error) => ended(slot, error))
   }
 
   const start = (): void => {
     clearTimeout(idleTimer)
-    if (slots.length > 0) return
-    for (let i = 0; i < size; i++) {
-      const slot: Slot = { worker: spawn(), ready: false, current: undefined, timer: undefined }
-      attach(slot, slot.worker)
+    while (slots.length < size) {
+      const slot: Slot = { process: spawn(), ready: false, current: undefined, timer: undefined }
+      attach(slot, slot.process)
       slots.push(slot)
     }
   }
@@ -152,7 +191,7 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
     size,
     render: (request, mentionable, signal) =>
       new Promise<RenderOutcome>((resolve, reject) => {
-        if (closed) return reject(new Error("the markdown worker pool is closed"))
+        if (closed) return reject(closedError())
         start()
         // Waiting only when no worker is free to take the job now.
         const idleWorkers = slots.filter((slot) => slot.current === undefined).length
@@ -172,11 +211,11 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
     close: async () => {
       closed = true
       clearTimeout(idleTimer)
-      for (const pending of queue.splice(0)) pending.reject(new Error("the markdown worker pool is closed"))
-      await Promise.all(slots.map(async (slot) => {
-        finish(slot)?.reject(new Error("the markdown worker pool is closed"))
-        await stop(slot)
-      }))
+      for (const pending of queue.splice(0)) pending.reject(closedError())
+      for (const slot of slots.splice(0)) {
+        finish(slot)?.reject(closedError())
+        stop(slot)
+      }
     }
   }
 }
