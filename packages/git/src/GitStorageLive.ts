@@ -13,7 +13,7 @@ import { AlreadyExists, Conflict, Invalid, NotFound } from "@kiln/domain/errors"
 import type { CommitInfo } from "@kiln/domain/git/CommitInfo"
 import { type CreateRepository, FileTooLarge, GitStorage, type InitialCommit, type InitialFile, type RepositoryLocation } from "@kiln/domain/git/GitStorage"
 import { GitStorageFailure } from "@kiln/domain/git/GitStorageFailure"
-import { BRANCH_PREFIX } from "@kiln/domain/git/Branch"
+import { branchNamesAmong } from "@kiln/domain/git/Branch"
 import { isValidRefName } from "@kiln/domain/git/RefName"
 import { ZeroId } from "@kiln/domain/git/RefUpdate"
 import { readCommitInfo, toIsomorphicActor } from "./CommitReading.ts"
@@ -216,10 +216,7 @@ export const makeGitStorage = (root: string, options: GitStorageOptions = {}) =>
      */
     const branchNamesIn = async (gitdir: string) => {
       const refs = await readRefFiles(gitdir)
-      const names = refs === undefined
-        ? await listBranches({ fs, gitdir })
-        : [...refs.keys()].flatMap((ref) => ref.startsWith(BRANCH_PREFIX) ? [ref.slice(BRANCH_PREFIX.length)] : [])
-      return names.filter(isValidRefName).sort()
+      return refs === undefined ? (await listBranches({ fs, gitdir })).filter(isValidRefName).sort() : branchNamesAmong(refs.keys())
     }
 
     const validBranchName = (name: string) =>

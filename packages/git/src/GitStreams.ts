@@ -147,9 +147,10 @@ export const makeGitStreams = (options: GitStreamsOptions) => {
         code = await runGit(request)
       } finally {
         // Even when the client vanished mid-push, refs git did update must reach the caller.
-        const updates = diffRefs(before, await refsOf(request.path))
+        const after = await refsOf(request.path)
+        const updates = diffRefs(before, after)
         if (updates.length > 0) {
-          await options.afterPush({ owner: request.owner, repo: request.repo, path: request.path, updates, pusher: request.pusher })
+          await options.afterPush({ owner: request.owner, repo: request.repo, path: request.path, updates, refs: after, pusher: request.pusher })
             .catch((error: unknown) => {
               failed.push(error)
               throw error

@@ -83,6 +83,8 @@ export interface Push {
   readonly path: string
   /** What the push changed, in ref name order (never empty). */
   readonly updates: ReadonlyArray<RefUpdate>
+  /** Every ref after the push (full name to id), read in its write section. */
+  readonly refs: ReadonlyMap<string, string>
   /** Who pushed, as the authorization said. */
   readonly pusher: number | undefined
 }
@@ -580,7 +582,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         const updates = diffRefs(before.refs, after.refs)
         carryListings(path, before.snapshot, after.snapshot, updates)
         if (updates.length > 0) {
-          await options.afterPush({ owner: route.owner, repo: route.repo, path, updates, pusher }).catch((error: unknown) => {
+          await options.afterPush({ owner: route.owner, repo: route.repo, path, updates, refs: after.refs, pusher }).catch((error: unknown) => {
             failed.push(error)
             throw error
           })

@@ -5,6 +5,7 @@
  * the branch table and the push's webhook deliveries.
  */
 import { Cause, Effect, Option, Result } from "effect"
+import { branchNamesAmong } from "@kiln/domain/git/Branch"
 import { Branches, type ChangeSection } from "@kiln/domain/git/Branches"
 import { Repositories } from "@kiln/domain/repo/Repositories"
 import type { OwnedRepository } from "@kiln/domain/repo/Repository"
@@ -77,7 +78,7 @@ export const make = Effect.gen(function*() {
       const held = sections.get(push.path)
       const found = held === undefined ? yield* store.find(push.owner, push.repo) : Option.some(held.owned)
       if (Option.isNone(found)) return
-      const repository = yield* repositories.recordPush(found.value.repository.id).pipe(Effect.orDie)
+      const repository = yield* repositories.recordPush(found.value.repository.id, branchNamesAmong(push.refs.keys())).pipe(Effect.orDie)
       const owned = { ...found.value, repository }
       yield* branches.recordPush(owned, push.updates, held?.section)
       const events = Effect.gen(function*() {

@@ -5,6 +5,7 @@
  */
 import type { CommitVerification } from "../signing/CommitVerification.ts"
 import type { CommitInfo, GitActor } from "./CommitInfo.ts"
+import { isValidRefName } from "./RefName.ts"
 
 export interface Branch {
   readonly name: string
@@ -36,6 +37,16 @@ export const BRANCH_PREFIX = "refs/heads/"
 /** The branch a full ref names, if it names one. */
 export const branchNameOf = (ref: string): string | undefined =>
   ref.startsWith(BRANCH_PREFIX) && ref.length > BRANCH_PREFIX.length ? ref.slice(BRANCH_PREFIX.length) : undefined
+
+/** The branches among full ref names, those git accepts (a ref file's name could be anything), sorted. */
+export const branchNamesAmong = (refs: Iterable<string>): ReadonlyArray<string> => {
+  const names: Array<string> = []
+  for (const ref of refs) {
+    const name = branchNameOf(ref)
+    if (name !== undefined && isValidRefName(name)) names.push(name)
+  }
+  return names.sort()
+}
 
 // Forgejo's texts (routers/api/v1/repo/branch.go, services/repository/branch.go).
 export const EMPTY_REPOSITORY_MESSAGE = "Git Repository is empty."

@@ -242,8 +242,10 @@ export class Repositories extends Context.Service<Repositories, {
   /**
    * After a push: recomputes the size, leaves `empty` once a branch exists, moves the default branch
    * to a pushed one when the repository was empty and its default is missing, and bumps `updated_at`.
+   * `branches`: the branch names after the push (in name order) when the transport read them in its
+   * write section; read from the repository otherwise.
    */
-  readonly recordPush: (repositoryId: number) => Effect.Effect<Repository, NotFound | GitStorageFailure>
+  readonly recordPush: (repositoryId: number, branches?: ReadonlyArray<string>) => Effect.Effect<Repository, NotFound | GitStorageFailure>
   /**
    * `POST /repos/{o}/{r}/forks` (see Forks.ts for the errors); the fork answers as if the caller
    * owned it. Needs the GitTransfers adapter at call time.
@@ -728,7 +730,7 @@ export const layer: Layer.Layer<
           }
           return (yield* accessOf(Option.some(user), target)).mode
         }),
-      recordPush: (repositoryId) =>
+      recordPush: (repositoryId, pushedBranches) =>
         Effect.gen(function*() {
           const found = yield* store.findById(repositoryId)
           if (Option.isNone(found)) return yield* new NotFound({ message: `repository does not exist [id: ${repositoryId}]` })
@@ -736,7 +738,7 @@ export const layer: Layer.Layer<
           const location = locationOf(found.value)
           const missing = (error: NotFound | Invalid) => Effect.die(error)
           const size = yield* git.sizeInBytes(location).pipe(Effect.catch(missing))
-          const branches = yield* git.branchNames(location).pipe(Effect.catch(missing))
+          const branches = pushedBranches ?? (yield* git.branchNames(location).pipe(Effect.catch(missing)))
           const changes: { -readonly [K in keyof RepositoryChanges]: RepositoryChanges[K] } = {
             size,
             isEmpty: branches.length === 0,

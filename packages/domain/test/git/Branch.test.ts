@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { type Branch, branchNameOf, compareBranches } from "../../src/git/Branch.ts"
+import { type Branch, branchNameOf, branchNamesAmong, compareBranches } from "../../src/git/Branch.ts"
 import { notSigned } from "../../src/signing/CommitVerification.ts"
 
 const branch = (name: string, seconds: number): Branch => {
@@ -38,5 +38,10 @@ describe("branch refs", () => {
     assert.strictEqual(branchNameOf("refs/tags/v1"), undefined)
     assert.strictEqual(branchNameOf("refs/heads/"), undefined)
     assert.strictEqual(branchNameOf("HEAD"), undefined)
+  })
+
+  it("lists the branches among refs that git accepts, sorted", () => {
+    const refs = ["refs/tags/v1", "refs/heads/z", "HEAD", "refs/heads/a/b", "refs/heads/bad..name", "refs/heads/", "refs/heads/B"]
+    assert.deepStrictEqual(branchNamesAmong(refs), ["B", "a/b", "z"])
   })
 })
