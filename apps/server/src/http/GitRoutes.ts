@@ -22,7 +22,9 @@ import {
   parseSmartHttpPath,
   repositoryPath
 } from "@kiln/git"
+import { DataChanges } from "@kiln/domain/changes/DataChanges"
 import { KilnConfig } from "../config/KilnConfig.ts"
+import { decisionKey, GitDecisions } from "../git/GitDecisions.ts"
 import { GitProcessPool } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
@@ -85,6 +87,7 @@ export const make = Effect.gen(function*() {
   const pushes = yield* GitPushes.make
   const slots = yield* GitProcessPool
   const limiter = yield* RateLimiter
+  const changes = yield* DataChanges
   const services = yield* Effect.context<never>()
   const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(services)(effect)
   // The same directory the GitStorage adapter keeps repositories in (Application.ts).
@@ -135,10 +138,25 @@ export const make = Effect.gen(function*() {
       }
     })
 
-  const handler = makeSmartHttpHandler({
+  const decisions = new GitDecisions<GitAccessDecision>({ maxEntries: 4_096, ttlMillis: 60_000 })
+
+  const authorize = (request: GitAccessRequest): Promise<GitAccessDecision> => {
+    // Read before deciding: a change committed meanwhile moves it, and the decision is not reused.
+    const version = changes.version()
+    const key = version === undefined ? undefined : decisionKey(request)
+    const kept = key === undefined || version === undefined ? undefined : decisions.get(key, version)
+    // The slots' share goes by the address of this request's anonymous caller.
+    if (kept?.kind === "allowed") return Promise.resolve({ ...kept, client: request.credentials === undefined ? request.clientAddress : undefined })
     // A client that leaves stops its decision: a sign-in waiting for its turn to derive a hash
     // (PasswordDerivations) leaves the queue, as the API's request fibers do when their client goes.
-    authorize: (request) => Effect.runPromiseWith(services)(decide(request), { signal: request.signal }),
+    return Effect.runPromiseWith(services)(decide(request), { signal: request.signal }).then((decision) => {
+      if (decision.kind === "allowed" && key !== undefined && version !== undefined) decisions.set(key, version, decision)
+      return decision
+    })
+  }
+
+  const handler = makeSmartHttpHandler({
+    authorize,
     afterPush: pushes.afterPush,
     writeSection: pushes.writeSection,
     basePath,

@@ -175,6 +175,37 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("git smart HTTP", (it) => 
       assert.strictEqual(tokenBranch.status, 200, tokenBranch.text)
     })))
 
+  it.effect("decides again once anything changed: a deleted token and a repository made private are refused at once", () =>
+    // Access decisions are kept while the data version stands (GitDecisions.ts); each step below
+    // asks twice, so that the second answer would come from a kept decision.
+    Effect.gen(function*() {
+      const dana = yield* createUser("dana")
+      const made = yield* request("POST", "/api/v1/user/repos", { auth: dana.auth, json: { name: "kept", auto_init: true } })
+      assert.strictEqual(made.status, 201, made.text)
+      const token = yield* createToken(dana.auth, "dana", "reader", ["read:repository"])
+      const base = yield* baseUrl
+      const advertise = (credentials?: string) =>
+        Effect.promise(() =>
+          fetch(`${base}/dana/kept.git/info/refs?service=git-upload-pack`, {
+            headers: credentials === undefined ? {} : { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` }
+          }).then(async (response) => {
+            await response.arrayBuffer()
+            return response.status
+          }))
+      const twice = (credentials?: string) => Effect.all([advertise(credentials), advertise(credentials)])
+
+      assert.deepStrictEqual(yield* twice(), [200, 200])
+      assert.deepStrictEqual(yield* twice(`${token}:`), [200, 200])
+      const deleted = yield* request("DELETE", "/api/v1/users/dana/tokens/reader", { auth: dana.auth })
+      assert.strictEqual(deleted.status, 204, deleted.text)
+      assert.deepStrictEqual(yield* twice(`${token}:`), [401, 401])
+
+      const hidden = yield* request("PATCH", "/api/v1/repos/dana/kept", { auth: dana.auth, json: { private: true } })
+      assert.strictEqual(hidden.status, 200, hidden.text)
+      assert.deepStrictEqual(yield* twice(), [401, 401])
+      assert.deepStrictEqual(yield* twice(`dana:${dana.password}`), [200, 200])
+    }))
+
   it.effect("refuses an account that must change its password with Forgejo's 401, whatever the repository, until it no longer must", () =>
     Effect.scoped(Effect.gen(function*() {
       // An administrator's new account must change its password unless told otherwise.
