@@ -3,8 +3,10 @@
  * asks three times within a second (its advertisement, `ls-refs`, the fetch itself) and a push twice,
  * each with the same credentials for the same repository; while the version has not moved, nothing a
  * decision read has changed (account, token, repository, collaborators, teams, quota totals: every
- * commit to them moves it, from any process), so the decision is too. A cached decision costs no
- * sign-in, no query and no fiber: about a fifth of a fetch's CPU in the server.
+ * commit to them moves it, from any process), so the decision is too. A kept decision costs no
+ * sign-in, no query and no fiber (a fetch's main-thread CPU fell from ~3.8 to 3.3 ms). A change
+ * committed by another process is seen when its notification arrives, milliseconds later, as for
+ * the API's entity tags.
  *
  * Only allowed decisions are kept; a refusal is decided again each time. Entries also expire after a
  * minute, whatever the version says. Two generations of at most half the bound each, the older
