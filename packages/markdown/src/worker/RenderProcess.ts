@@ -25,6 +25,8 @@ if (send === undefined) throw new Error("a render process is started by the rend
 
 const deepStackRender = (job: RenderJob): Promise<WorkerMessage> =>
   new Promise((resolve) => {
+    // The failed attempt's trees are garbage: collected now, the process holds one render's heap at a time.
+    globalThis.gc?.()
     const thread = new Worker(
       new URL(import.meta.url.endsWith(".ts") ? "./DeepStackRender.ts" : "./DeepStackRender.js", import.meta.url),
       { workerData: job, resourceLimits: { maxOldGenerationSizeMb, stackSizeMb } }

@@ -143,7 +143,8 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
     } else {
       pending?.reject(error ?? new Error("a markdown render process ended"))
       stop(slot)
-      slots.splice(slots.indexOf(slot), 1)
+      const index = slots.indexOf(slot)
+      if (index !== -1) slots.splice(index, 1)
       if (slots.length === 0) {
         const failure = error ?? new Error("the markdown render process could not start")
         for (const waiting of queue.splice(0)) waiting.reject(failure)
@@ -159,7 +160,11 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
       // Not the server's own flags (a profiler, its heap size). Without the server's
       // `--heap-growing-percent=100` (ProcessFlags.ts) V8 collected often enough to cost 10–20% of
       // the render throughput.
-      execArgv: [`--max-old-space-size=${maxHeapMb}`, "--heap-growing-percent=100"],
+      // `--expose-gc`: a render that overflowed the stack leaves its garbage behind when it is tried
+      // again in a thread, whose heap has a limit of its own.
+      execArgv: [`--max-old-space-size=${maxHeapMb}`, "--heap-growing-percent=100", "--expose-gc"],
+      // Rendering reads no environment: the server's (its database URL, its secrets) stays with it.
+      env: {},
       // V8's report of a heap limit reached is not the operator's concern: the render is answered.
       stdio: ["ignore", "ignore", "ignore", "ipc"]
     })
