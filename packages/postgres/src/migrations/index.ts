@@ -21,6 +21,7 @@ import lfs from "./0018_lfs.ts"
 import pendingDirectorySteps from "./0019_pending_directory_steps.ts"
 import releaseCounts from "./0020_release_counts.ts"
 import commitStatusContextHash from "./0021_commit_status_context_hash.ts"
+import changeTriggers from "./0022_change_triggers.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -43,7 +44,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0018_lfs": lfs,
   "0019_pending_directory_steps": pendingDirectorySteps,
   "0020_release_counts": releaseCounts,
-  "0021_commit_status_context_hash": commitStatusContextHash
+  "0021_commit_status_context_hash": commitStatusContextHash,
+  "0022_change_triggers": changeTriggers
 })
 
 export const layer = Migrations.layer(loader)
