@@ -8,8 +8,8 @@
  * committed by another process is seen when its notification arrives, milliseconds later, as for
  * the API's entity tags.
  *
- * Only allowed decisions are kept; a refusal is decided again each time. Entries also expire after a
- * minute, whatever the version says. Two generations of at most half the bound each, the older
+ * What is kept is the caller's choice (GitRoutes keeps no refusal of credentials: each failed sign-in
+ * is counted). Entries also expire after a minute, whatever the version says. Two generations of at most half the bound each, the older
  * dropped whole when the newer is full (as ValidatorCache does): nothing is ever iterated.
  */
 import { hash } from "node:crypto"

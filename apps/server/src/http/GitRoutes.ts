@@ -139,6 +139,13 @@ export const make = Effect.gen(function*() {
     })
 
   const decisions = new GitDecisions<GitAccessDecision>({ maxEntries: 4_096, ttlMillis: 60_000 })
+  /**
+   * A signed-in caller's allowed decisions, and an anonymous caller's whatever they are (git's first
+   * request of a push is one, always refused). A refusal of credentials is never kept: every failed
+   * sign-in must be counted (and throttled).
+   */
+  const keeps = (request: GitAccessRequest, decision: GitAccessDecision) =>
+    decision.kind === "allowed" || (request.credentials === undefined && decision.kind !== "throttled")
 
   const authorize = (request: GitAccessRequest): Promise<GitAccessDecision> => {
     // Read before deciding: a change committed meanwhile moves it, and the decision is not reused.
@@ -146,11 +153,13 @@ export const make = Effect.gen(function*() {
     const key = version === undefined ? undefined : decisionKey(request)
     const kept = key === undefined || version === undefined ? undefined : decisions.get(key, version)
     // The slots' share goes by the address of this request's anonymous caller.
-    if (kept?.kind === "allowed") return Promise.resolve({ ...kept, client: request.credentials === undefined ? request.clientAddress : undefined })
+    if (kept !== undefined) {
+      return Promise.resolve(kept.kind === "allowed" ? { ...kept, client: request.credentials === undefined ? request.clientAddress : undefined } : kept)
+    }
     // A client that leaves stops its decision: a sign-in waiting for its turn to derive a hash
     // (PasswordDerivations) leaves the queue, as the API's request fibers do when their client goes.
     return Effect.runPromiseWith(services)(decide(request), { signal: request.signal }).then((decision) => {
-      if (decision.kind === "allowed" && key !== undefined && version !== undefined) decisions.set(key, version, decision)
+      if (key !== undefined && version !== undefined && keeps(request, decision)) decisions.set(key, version, decision)
       return decision
     })
   }

@@ -175,7 +175,7 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("git smart HTTP", (it) => 
       assert.strictEqual(tokenBranch.status, 200, tokenBranch.text)
     })))
 
-  it.effect("decides again once anything changed: a deleted token and a repository made private are refused at once", () =>
+  it.effect("decides again once anything changed: a deleted token and a repository made private are refused at once, and one made public again is served", () =>
     // Access decisions are kept while the data version stands (GitDecisions.ts); each step below
     // asks twice, so that the second answer would come from a kept decision.
     Effect.gen(function*() {
@@ -204,6 +204,10 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("git smart HTTP", (it) => 
       assert.strictEqual(hidden.status, 200, hidden.text)
       assert.deepStrictEqual(yield* twice(), [401, 401])
       assert.deepStrictEqual(yield* twice(`dana:${dana.password}`), [200, 200])
+      // A refusal kept for an anonymous caller goes the same way.
+      const shown = yield* request("PATCH", "/api/v1/repos/dana/kept", { auth: dana.auth, json: { private: false } })
+      assert.strictEqual(shown.status, 200, shown.text)
+      assert.deepStrictEqual(yield* twice(), [200, 200])
     }))
 
   it.effect("refuses an account that must change its password with Forgejo's 401, whatever the repository, until it no longer must", () =>
