@@ -29,7 +29,7 @@ import { GitProcessPool } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
 import { RateLimiter } from "./ratelimit/RateLimiter.ts"
-import { pathnameOf, queryOf } from "./RequestTarget.ts"
+import { pathnameOf } from "./RequestTarget.ts"
 
 /** Answers a request the API did not route, when it is a smart HTTP request; undefined otherwise. */
 export type GitFallback = (
@@ -47,16 +47,15 @@ export const isSmartHttpPath = (pathname: string): boolean => {
 }
 
 /**
- * Whether `url` is part of a fetch over smart HTTP: upload-pack's advertisement
- * (`info/refs?service=git-upload-pack`) or its negotiation (`git-upload-pack`). Neither changes
- * anything a later answer reads.
+ * Whether `url` is a smart HTTP request that changes nothing: a ref advertisement (`info/refs`, for a
+ * fetch or a push: git's first request of either) or upload-pack's negotiation (`git-upload-pack`).
+ * Only `git-receive-pack` itself changes what a later answer reads.
  */
-export const isSmartHttpFetch = (url: string): boolean => {
+export const isSmartHttpRead = (url: string): boolean => {
   const pathname = pathnameOf(url)
   if (!isSmartHttpPath(pathname)) return false
   const action = parseSmartHttpPath(pathname)?.action
-  return action === "git-upload-pack" ||
-    (action === "info/refs" && new URLSearchParams(queryOf(url)).getAll("service").join() === "git-upload-pack")
+  return action === "git-upload-pack" || action === "info/refs"
 }
 
 /**

@@ -82,8 +82,8 @@ const AssetGroups = Layer.mergeAll(ReleaseHandlers, PackageHandlers)
 const Middlewares = Layer.mergeAll(Authentication.layer, BindingErrors.layer, SiteAdminGate.layer, RequestBodies.layer)
   .pipe(Layer.merge(Layer.mergeAll(OrgAssignment.layer, TeamAssignment.layer, SignedInGate.layer)))
 
-/** Requests that change no data: the health check and git's fetches (ConditionalResponses.ts). */
-export const changesNothing = (url: string): boolean => HealthRoute.isHealthRequest(url) || GitRoutes.isSmartHttpFetch(url)
+/** Requests that change no data: the health check, git's advertisements and fetches (ConditionalResponses.ts). */
+export const changesNothing = (url: string): boolean => HealthRoute.isHealthRequest(url) || GitRoutes.isSmartHttpRead(url)
 
 export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(Layer.provide(Handlers), Layer.provide(RepoGroups), Layer.provide(GitGroups), Layer.provide(ContentGroups), Layer.provide(AssetGroups), Layer.provide(Middlewares))
 

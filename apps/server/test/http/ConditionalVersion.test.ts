@@ -15,7 +15,7 @@ import { isHealthRequest } from "../../src/health/HealthRoute.ts"
 import { pathnameOf } from "../../src/http/RequestTarget.ts"
 
 describe("the data version of remembered answers", () => {
-  it.effect("moves for writes, pushes and downloads, not for the health check or a git fetch", () =>
+  it.effect("moves for writes, pushes and downloads, not for the health check, a git fetch or a push's advertisement", () =>
     Effect.gen(function*() {
       let version = 0
       const middleware = conditionalResponses({ version: () => version, changed: () => version++ }, {
@@ -39,8 +39,9 @@ describe("the data version of remembered answers", () => {
       assert.isFalse(yield* moves("GET", "/alice/demo.git/info/refs?service=git-upload-pack"), "fetch advertisement")
       assert.isFalse(yield* moves("POST", "/alice/demo.git/git-upload-pack"), "fetch negotiation")
       assert.isFalse(yield* moves("GET", "/api/v1/version", HttpServerResponse.jsonUnsafe({ version: "1" })), "JSON read")
+      // A push's first request lists the refs; only the push itself writes.
+      assert.isFalse(yield* moves("GET", "/alice/demo.git/info/refs?service=git-receive-pack"), "push advertisement")
 
-      assert.isTrue(yield* moves("GET", "/alice/demo.git/info/refs?service=git-receive-pack"), "push advertisement")
       assert.isTrue(yield* moves("POST", "/alice/demo.git/git-receive-pack"), "push")
       assert.isTrue(yield* moves("PATCH", "/api/v1/repos/alice/demo"), "API write")
       assert.isTrue(yield* moves("GET", "/api/v1/repos/alice/demo/releases/assets/1"), "a download, which may be counted")

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { isSmartHttpFetch, isSmartHttpPath } from "../../src/http/GitRoutes.ts"
+import { isSmartHttpPath, isSmartHttpRead } from "../../src/http/GitRoutes.ts"
 
 describe("smart HTTP paths", () => {
   it("are the three git endpoints of a repository, the root URL's path stripped", () => {
@@ -19,20 +19,19 @@ describe("smart HTTP paths", () => {
   })
 })
 
-describe("smart HTTP fetches", () => {
-  it("are upload-pack's advertisement and negotiation; pushes and anything else are not", () => {
-    for (const url of ["/alice/demo.git/info/refs?service=git-upload-pack", "/alice/demo/git-upload-pack", "/alice/demo.git/git-upload-pack?x=1"]) {
-      assert.isTrue(isSmartHttpFetch(url), url)
-    }
+describe("smart HTTP reads", () => {
+  it("are the ref advertisements and upload-pack's negotiation; receive-pack and anything else are not", () => {
     for (const url of [
+      "/alice/demo.git/info/refs?service=git-upload-pack",
       "/alice/demo.git/info/refs?service=git-receive-pack",
       "/alice/demo.git/info/refs",
-      "/alice/demo.git/info/refs?service=git-upload-pack&service=git-receive-pack",
-      "/alice/demo/git-receive-pack",
-      "/api/v1/repos/alice/demo/git-upload-pack",
-      "/api/v1/repos/alice/demo"
+      "/alice/demo/git-upload-pack",
+      "/alice/demo.git/git-upload-pack?x=1"
     ]) {
-      assert.isFalse(isSmartHttpFetch(url), url)
+      assert.isTrue(isSmartHttpRead(url), url)
+    }
+    for (const url of ["/alice/demo/git-receive-pack", "/alice/demo.git/git-receive-pack?x=1", "/api/v1/repos/alice/demo/git-upload-pack", "/api/v1/repos/alice/demo"]) {
+      assert.isFalse(isSmartHttpRead(url), url)
     }
   })
 })

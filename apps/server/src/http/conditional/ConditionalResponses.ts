@@ -16,8 +16,9 @@
  *
  * Any other answer may have changed data (a write, a download counted), so it moves the version at
  * once, before the notification of its commit comes back (a client reads its own writes), unless it
- * `changesNothing` (the health check, a git fetch): those left every remembered answer to be read
- * again, once per poll of a load balancer and per fetch.
+ * `changesNothing` (the health check, git's advertisements and fetches): those left every remembered
+ * answer (and every kept git access decision, GitDecisions.ts) to be read again, once per poll of a
+ * load balancer and per git request.
  */
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
