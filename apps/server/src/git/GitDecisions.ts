@@ -8,11 +8,12 @@
  * committed by another process is seen when its notification arrives, milliseconds later, as for
  * the API's entity tags.
  *
- * What is kept is the caller's choice (GitRoutes keeps no refusal of credentials: each failed sign-in
- * is counted). Entries also expire after a minute, whatever the version says. Two generations of at most half the bound each, the older
- * dropped whole when the newer is full (as ValidatorCache does): nothing is ever iterated.
+ * What is kept is the caller's choice (GitRoutes keeps nothing a password decided, nor any refusal
+ * of credentials). Entries also expire a minute after they were made, whatever the version says.
+ * Two generations of at most half the bound each, the older dropped whole when the newer is full
+ * (as ValidatorCache does): nothing is ever iterated.
  */
-import { hash } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import type { GitAccessRequest } from "@kiln/git"
 
 interface Entry<D> {
@@ -27,18 +28,9 @@ export interface GitDecisionsOptions {
   readonly now?: () => number
 }
 
-/**
- * What a decision depends on in the request: the service (read or write), the repository as named,
- * and the credentials, as a digest (the password is not kept). A NUL cannot be in a name a decision
- * allowed, so the fields cannot run into each other.
- */
-export const decisionKey = (request: GitAccessRequest): string => {
-  const { credentials } = request
-  const who = credentials === undefined ? "" : hash("sha256", `${credentials.username}\0${credentials.password}`)
-  return `${request.service}\0${request.owner}\0${request.repo}\0${who}`
-}
-
 export class GitDecisions<D> {
+  /** Keys are keyed digests: a memory dump shows no password, nor anything to test guesses against. */
+  readonly #secret = randomBytes(32)
   #newer = new Map<string, Entry<D>>()
   #older = new Map<string, Entry<D>>()
   readonly #half: number
@@ -48,7 +40,20 @@ export class GitDecisions<D> {
   constructor(options: GitDecisionsOptions) {
     this.#half = Math.max(1, Math.floor(options.maxEntries / 2))
     this.#ttlMillis = options.ttlMillis
-    this.#now = options.now ?? Date.now
+    this.#now = options.now ?? (() => performance.now())
+  }
+
+  /**
+   * What a decision depends on in the request: the service (read or write), the repository as named,
+   * and the credentials, digested whole (a key's size is fixed, however long the names asked for).
+   */
+  keyOf(request: GitAccessRequest): string {
+    const { credentials } = request
+    // Each field after its length: no two requests' fields run into the same text.
+    const hmac = createHmac("sha256", this.#secret)
+      .update(`${request.service} ${request.owner.length}:${request.owner}${request.repo.length}:${request.repo}`)
+    if (credentials !== undefined) hmac.update(` ${credentials.username.length}:${credentials.username}${credentials.password}`)
+    return hmac.digest("base64")
   }
 
   /** The decision kept under `key` at `version`, if it was made at that version and has not expired. */

@@ -24,7 +24,7 @@ import {
 } from "@kiln/git"
 import { DataChanges } from "@kiln/domain/changes/DataChanges"
 import { KilnConfig } from "../config/KilnConfig.ts"
-import { decisionKey, GitDecisions } from "../git/GitDecisions.ts"
+import { GitDecisions } from "../git/GitDecisions.ts"
 import { GitProcessPool } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
@@ -108,14 +108,41 @@ export const make = Effect.gen(function*() {
       )
     })
 
+  /** A decision, and whether it may be kept for the data version it was made at (GitDecisions). */
+  interface Decided {
+    readonly decision: GitAccessDecision
+    readonly keep: boolean
+  }
+
+  const refusedSignIn = (decision: GitAccessDecision): Decided => ({ decision, keep: false })
+
+  /**
+   * An anonymous caller's decision is kept whatever it is (git's first request of every push is one,
+   * always refused); a token's when allowed (a token is never guessed, so never throttled). A
+   * decision reached by a password is never kept: a kept one would answer the right password while
+   * the account's failed sign-ins are being throttled, and refusals of credentials must each be
+   * counted.
+   */
+  const keeps = (principal: Option.Option<Principal>, decision: GitAccessDecision): boolean =>
+    Option.match(principal, {
+      onNone: () => true,
+      onSome: ({ method }) => method !== "basic-password" && decision.kind === "allowed"
+    })
+
   const decide = (request: GitAccessRequest) =>
     Effect.gen(function*() {
       const attempt = yield* Effect.result(signIn(request))
-      if (Result.isFailure(attempt)) return { kind: "throttled", retryAfterSeconds: attempt.failure.retryAfterSeconds } as const
-      if (Option.isNone(attempt.success)) return { kind: "unauthorized" } as const
+      if (Result.isFailure(attempt)) return refusedSignIn({ kind: "throttled", retryAfterSeconds: attempt.failure.retryAfterSeconds })
+      if (Option.isNone(attempt.success)) return refusedSignIn({ kind: "unauthorized" })
       const principal = attempt.success.value
       const refused = Option.isSome(principal) ? httpAccountRefusal(principal.value.user) : undefined
-      if (refused !== undefined) return { kind: "account-refused", message: refused } as const
+      if (refused !== undefined) return refusedSignIn({ kind: "account-refused", message: refused })
+      const decision = yield* accessOf(request, principal)
+      return { decision, keep: keeps(principal, decision) } satisfies Decided
+    })
+
+  const accessOf = (request: GitAccessRequest, principal: Option.Option<Principal>) =>
+    Effect.gen(function*() {
       const caller = Option.match(principal, { onNone: () => anonymous, onSome: signed })
       const decision = yield* access.decide(caller, request.owner, request.repo, request.service === "git-upload-pack" ? "read" : "write")
       switch (decision.kind) {
@@ -138,18 +165,11 @@ export const make = Effect.gen(function*() {
     })
 
   const decisions = new GitDecisions<GitAccessDecision>({ maxEntries: 4_096, ttlMillis: 60_000 })
-  /**
-   * A signed-in caller's allowed decisions, and an anonymous caller's whatever they are (git's first
-   * request of a push is one, always refused). A refusal of credentials is never kept: every failed
-   * sign-in must be counted (and throttled).
-   */
-  const keeps = (request: GitAccessRequest, decision: GitAccessDecision) =>
-    decision.kind === "allowed" || (request.credentials === undefined && decision.kind !== "throttled")
 
   const authorize = (request: GitAccessRequest): Promise<GitAccessDecision> => {
     // Read before deciding: a change committed meanwhile moves it, and the decision is not reused.
     const version = changes.version()
-    const key = version === undefined ? undefined : decisionKey(request)
+    const key = version === undefined ? undefined : decisions.keyOf(request)
     const kept = key === undefined || version === undefined ? undefined : decisions.get(key, version)
     // The slots' share goes by the address of this request's anonymous caller.
     if (kept !== undefined) {
@@ -157,8 +177,8 @@ export const make = Effect.gen(function*() {
     }
     // A client that leaves stops its decision: a sign-in waiting for its turn to derive a hash
     // (PasswordDerivations) leaves the queue, as the API's request fibers do when their client goes.
-    return Effect.runPromiseWith(services)(decide(request), { signal: request.signal }).then((decision) => {
-      if (key !== undefined && version !== undefined && keeps(request, decision)) decisions.set(key, version, decision)
+    return Effect.runPromiseWith(services)(decide(request), { signal: request.signal }).then(({ decision, keep }) => {
+      if (keep && key !== undefined && version !== undefined) decisions.set(key, version, decision)
       return decision
     })
   }

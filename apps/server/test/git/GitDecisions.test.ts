@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { decisionKey, GitDecisions } from "../../src/git/GitDecisions.ts"
+import type { GitAccessRequest } from "@kiln/git"
+import { GitDecisions } from "../../src/git/GitDecisions.ts"
 
-const request = (credentials?: { username: string; password: string }) =>
-  ({ owner: "o", repo: "r", service: "git-upload-pack", credentials }) as const
+const request = (credentials?: { username: string; password: string }): GitAccessRequest =>
+  ({ owner: "o", repo: "r", service: "git-upload-pack", credentials })
 
 describe("GitDecisions", () => {
   it("answers a decision at the version it was made at only, and not after its time", () => {
@@ -24,12 +25,20 @@ describe("GitDecisions", () => {
     assert.deepStrictEqual([0, 1, 2, 3, 4].map((i) => decisions.get(`k${i}`, 1)), [undefined, undefined, 2, 3, 4])
   })
 
-  it("keys by service, repository and credentials, without the password itself", () => {
-    const alice = decisionKey(request({ username: "alice", password: "secret" }))
+  it("keys by service, repository and credentials, with fixed-size keyed digests that hold no password", () => {
+    const decisions = new GitDecisions<string>({ maxEntries: 8, ttlMillis: 1_000 })
+    const key = (change: Partial<GitAccessRequest> = {}, credentials?: { username: string; password: string }) =>
+      decisions.keyOf({ ...request(credentials), ...change })
+    const alice = key({}, { username: "alice", password: "secret" })
     assert.notInclude(alice, "secret")
-    assert.notStrictEqual(alice, decisionKey(request({ username: "alice", password: "other" })))
-    assert.notStrictEqual(alice, decisionKey(request()))
-    assert.notStrictEqual(decisionKey(request()), decisionKey({ ...request(), service: "git-receive-pack" }))
-    assert.notStrictEqual(decisionKey(request()), decisionKey({ ...request(), repo: "r2" }))
+    assert.strictEqual(alice, key({}, { username: "alice", password: "secret" }))
+    assert.notStrictEqual(alice, key({}, { username: "alice", password: "other" }))
+    assert.notStrictEqual(alice, key({}, { username: "alic", password: "esecret" }))
+    assert.notStrictEqual(key(), key({ service: "git-receive-pack" }))
+    assert.notStrictEqual(key(), key({ repo: "r2" }))
+    assert.notStrictEqual(key({ owner: "ab", repo: "c" }), key({ owner: "a", repo: "bc" }))
+    assert.strictEqual(key({ repo: "x".repeat(100_000) }).length, alice.length)
+    // Another process (or a restart) digests with a secret of its own.
+    assert.notStrictEqual(alice, new GitDecisions<string>({ maxEntries: 8, ttlMillis: 1_000 }).keyOf(request({ username: "alice", password: "secret" })))
   })
 })
