@@ -9,8 +9,8 @@
  * beside their own modules (ssh2: its optional native bindings).
  *
  * `dist/` holds `main.js` (the server), `kiln.js` (the command line, `pnpm kiln`: it starts in
- * about a third of the time its sources take), `RenderProcess.js` and `DeepStackRender.js` (the markdown
- * render process, which WorkerPool finds beside its own chunk, and its deep-stack thread), `EditorConfigWorker.js` (found the same way by MatchingThread),
+ * about a third of the time its sources take), `RenderProcess.js` and `RenderThread.js` (the markdown
+ * render process, which WorkerPool finds beside its own chunk, and the thread it hosts), `EditorConfigWorker.js` (found the same way by MatchingThread),
  * `GitLauncherProcess.pl` and `.js` (the git launcher in Perl and in Node, found the same way by
  * GitLauncher) and `templates/`
  * (read by RepositoryTemplates from beside its chunk). `PgliteTemplates.js` is run once
@@ -40,7 +40,7 @@ export const bundleServer = async (): Promise<void> => {
       main: at("../src/start.ts"),
       kiln: at("../src/cli/start.ts"),
       RenderProcess: at("../../../packages/markdown/src/worker/RenderProcess.ts"),
-      DeepStackRender: at("../../../packages/markdown/src/worker/DeepStackRender.ts"),
+      RenderThread: at("../../../packages/markdown/src/worker/RenderThread.ts"),
       EditorConfigWorker: at("../src/platform/editorconfig/EditorConfigWorker.ts"),
       PgliteTemplates: at("./PgliteTemplates.ts"),
       GitLauncherProcess: at("../../../packages/git/src/launcher/GitLauncherProcess.ts")

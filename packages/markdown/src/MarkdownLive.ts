@@ -2,7 +2,8 @@
  * The `Markdown` port over the worker pool: refuses text over the size limit, resolves the
  * `@mentions` in one batched `MentionableUsers` lookup, answers repeated renders from the cache,
  * fails with `MarkdownTimeout` when a render overruns the time limit, with `MarkdownTooComplex` when
- * it needs more memory than a worker may have, and with `MarkdownBusy` when the pool's queue is full.
+ * it needs more memory than a render may have or makes more HTML than it may answer, and with
+ * `MarkdownBusy` when the pool's queue is full.
  */
 import { Markdown } from "@kiln/domain/markdown/Markdown"
 import { MarkdownBusy, MarkdownTimeout, MarkdownTooComplex, MarkdownTooLarge } from "@kiln/domain/markdown/MarkdownErrors"
@@ -70,8 +71,10 @@ export const makeMarkdown = (
         timeoutMillis: options.timeoutMillis
       })
     }
-    if (outcome._tag === "OutOfMemory") {
-      return yield* new MarkdownTooComplex({ message: "rendering the markdown needed more memory than a render may have and was stopped" })
+    if (outcome._tag === "TooComplex") {
+      return yield* new MarkdownTooComplex({
+        message: "rendering the markdown needed more memory, or made more HTML, than a render may have and was stopped"
+      })
     }
     cache.set(key, outcome.html)
     return outcome.html

@@ -144,3 +144,17 @@ describe("the memory limit", () => {
       }), 64), { timeout: 120_000 })
 })
 
+describe("the size of the answer", () => {
+  it.live("answers MarkdownTooComplex for a render whose HTML would be larger than a render may answer", () =>
+    // 18 KB of references to one 10,000-character link: ~20 MB of HTML, past RenderJob.MAX_HTML_CHARS.
+    withPool(60_000, (pool) =>
+      Effect.gen(function*() {
+        const people = makeInMemoryMentionableUsers([])
+        const cache = makeRenderCache({ maxEntries: 10, maxChars: 1_000_000, ttlMillis: 60_000 })
+        const markdown = makeMarkdown({ maxSize: 10_000_000, timeoutMillis: 60_000, rootUrl }, pool, cache, people.service)
+        const text = `[a]: http://x/${"a".repeat(10_000)}\n\n${"[a] ".repeat(2_000)}`
+        const error = yield* Effect.flip(markdown.render({ text, mode: "gfm", context: "", wiki: false }))
+        assert.strictEqual(error._tag, "MarkdownTooComplex")
+        assert.strictEqual(yield* markdown.render({ text: "ok", mode: "gfm", context: "", wiki: false }), "<p>ok</p>\n")
+      })), { timeout: 120_000 })
+})

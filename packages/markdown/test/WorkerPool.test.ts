@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { renderRequest } from "@kiln/domain/markdown/RenderRequest"
+import { spawn } from "node:child_process"
+import { once } from "node:events"
 import { makeWorkerPool } from "../src/worker/WorkerPool.ts"
 
 const request = (text: string) => renderRequest({ text, mode: "gfm", context: "", wiki: false }, "http://localhost:3000/")
@@ -81,4 +83,24 @@ describe("WorkerPool", () => {
       await pool.close()
     }
   })
+
+  it("render processes end with the process that started them, even killed in the middle of a render", async () => {
+    const host = spawn(process.execPath, [new URL("./support/PoolHost.ts", import.meta.url).pathname], { stdio: ["ignore", "pipe", "inherit"] })
+    const [line] = (await once(host.stdout, "data")) as [Buffer]
+    const pids = line.toString().trim().split(" ").map(Number)
+    assert.isAbove(pids.length, 0)
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    assert.isTrue(pids.every(alive))
+    host.kill("SIGKILL")
+    const since = Date.now()
+    while (pids.some(alive) && Date.now() - since < 5_000) await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.deepStrictEqual(pids.filter(alive), [])
+  }, 30_000)
 })

@@ -15,7 +15,7 @@ export class MarkdownTimeout extends Schema.TaggedError<MarkdownTimeout>()("Mark
   timeoutMillis: Schema.Number
 }) {}
 
-/** Rendering needed more memory than a render may have, and was abandoned. */
+/** Rendering needed more memory than a render may have, or made more HTML than it may answer, and was abandoned. */
 export class MarkdownTooComplex extends Schema.TaggedError<MarkdownTooComplex>()("MarkdownTooComplex", {
   message: Schema.String
 }) {}

@@ -1,31 +1,27 @@
 /**
- * One render job, in a render process or its deep-stack thread. A render that throws answers the
- * escaped text instead, as Forgejo falls back to the raw input when goldmark panics; a stack
- * overflow is told apart, so the process can try again on a deeper stack.
+ * One render job, in a render thread. A render that throws (say, a stack overflow on absurd nesting)
+ * answers the escaped text instead, as Forgejo falls back to the raw input when goldmark panics. An
+ * answer longer than MAX_HTML_CHARS is not sent: a few KB of reference links can expand to hundreds
+ * of MB of HTML, which the server would hold several copies of.
  */
 import { renderMarkdown } from "../Pipeline.ts"
 import type { RenderJob, WorkerMessage } from "./RenderMessages.ts"
 
+/** 16 Mi characters: a 1 MiB README renders to ~1.4 MB. */
+export const MAX_HTML_CHARS = 16 * 1024 * 1024
+
 const escapeHtml = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;")
 
-export type JobResult =
-  | { readonly _tag: "Answered"; readonly message: WorkerMessage }
-  | { readonly _tag: "StackOverflow" }
-
-export const renderJob = (job: RenderJob): JobResult => {
+export const renderJob = (job: RenderJob): WorkerMessage => {
+  let html: string
+  let failure: string | undefined
   try {
-    return { _tag: "Answered", message: { _tag: "Rendered", id: job.id, html: renderMarkdown(job.request, new Set(job.mentionable)) } }
+    html = renderMarkdown(job.request, new Set(job.mentionable))
   } catch (error) {
-    if (error instanceof RangeError && error.message.includes("call stack")) return { _tag: "StackOverflow" }
-    return { _tag: "Answered", message: { _tag: "Rendered", id: job.id, html: `<p>${escapeHtml(job.request.text)}</p>\n`, failure: String(error) } }
+    html = `<p>${escapeHtml(job.request.text)}</p>\n`
+    failure = String(error)
   }
-}
-
-/** The answer on a stack as deep as it gets: the escaped text if even that overflows. */
-export const renderJobOnDeepestStack = (job: RenderJob): WorkerMessage => {
-  const result = renderJob(job)
-  return result._tag === "Answered"
-    ? result.message
-    : { _tag: "Rendered", id: job.id, html: `<p>${escapeHtml(job.request.text)}</p>\n`, failure: "RangeError: Maximum call stack size exceeded" }
+  if (html.length > MAX_HTML_CHARS) return { _tag: "TooLarge", id: job.id }
+  return failure === undefined ? { _tag: "Rendered", id: job.id, html } : { _tag: "Rendered", id: job.id, html, failure }
 }

@@ -1,4 +1,4 @@
-/** What the server and a render process say to each other. */
+/** What the server, a render process and its render thread say to each other. */
 import type { RenderRequest } from "@kiln/domain/markdown/RenderRequest"
 
 export interface RenderJob {
@@ -10,3 +10,5 @@ export interface RenderJob {
 export type WorkerMessage =
   | { readonly _tag: "Ready" }
   | { readonly _tag: "Rendered"; readonly id: number; readonly html: string; readonly failure?: string }
+  /** The HTML was longer than a render may answer (RenderJob.MAX_HTML_CHARS). */
+  | { readonly _tag: "TooLarge"; readonly id: number }

@@ -1,18 +1,20 @@
 /**
  * A fixed pool of render workers (one per core by default) so rendering never blocks the event
- * loop. Each worker is a small process (RenderProcess) with a bounded heap: a render that needs more
- * than its heap limit (a few KB of nested quotes can need gigabytes) ends that process, never
- * the server, and is answered `OutOfMemory`. Jobs queue when every worker is busy, up to
+ * loop. Each worker is a small process (RenderProcess) hosting a render thread with a bounded heap: a
+ * render that needs more than its heap limit (a few KB of nested quotes can need gigabytes) ends
+ * that process, never the server, and is answered `TooComplex`, as is one whose HTML would be larger
+ * than a render may answer (RenderJob.MAX_HTML_CHARS). Jobs queue when every worker is busy, up to
  * `maxQueued`; past that a render is answered `Busy` at once, so a flood of slow documents cannot
  * grow the queue (and the memory behind it) without bound. A render that overruns the time limit is
- * answered `TimedOut`. A worker that overran or ran out of memory is replaced.
+ * answered `TimedOut`. A worker that overran or ran out of memory is replaced. A render process ends
+ * with the server, however the server ends.
  *
  * Workers start with the first render and stop once the pool has been idle for `idleMillis`: each
  * holds its own copy of the pipeline (~40 MB), which a server that renders now and then should not
  * keep. The next render starts them again (~0.3 s).
  */
 import type { RenderRequest } from "@kiln/domain/markdown/RenderRequest"
-import { type ChildProcess, fork } from "node:child_process"
+import { type ChildProcess, spawn as spawnProcess } from "node:child_process"
 import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
 import type { RenderJob, WorkerMessage } from "./RenderMessages.ts"
@@ -20,7 +22,7 @@ import type { RenderJob, WorkerMessage } from "./RenderMessages.ts"
 export type RenderOutcome =
   | { readonly _tag: "Rendered"; readonly html: string }
   | { readonly _tag: "TimedOut" }
-  | { readonly _tag: "OutOfMemory" }
+  | { readonly _tag: "TooComplex" }
   | { readonly _tag: "Busy" }
 
 export interface WorkerPoolOptions {
@@ -28,9 +30,9 @@ export interface WorkerPoolOptions {
   readonly timeoutMillis: number
   /** Renders that may wait for a worker; more are answered `Busy`. Default 64. */
   readonly maxQueued?: number | undefined
-  /** The stack of the thread a render that overflowed its process's stack is tried again in. Default 64. */
+  /** Deep nesting needs a deeper stack than a thread's default 4 MB. Default 64. */
   readonly stackSizeMb?: number | undefined
-  /** A render process's heap limit (default 256 MB): a render needing more is answered `OutOfMemory`. */
+  /** A render thread's heap limit (default 256 MB): a render needing more is answered `TooComplex`. */
   readonly maxHeapMb?: number | undefined
   /** How long the workers outlive the last render (default one minute). */
   readonly idleMillis?: number | undefined
@@ -138,7 +140,7 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
   const ended = (slot: Slot, error?: Error): void => {
     const pending = finish(slot)
     if (pending !== undefined && error === undefined) {
-      pending.resolve({ _tag: "OutOfMemory" })
+      pending.resolve({ _tag: "TooComplex" })
       replace(slot)
     } else {
       pending?.reject(error ?? new Error("a markdown render process ended"))
@@ -154,28 +156,37 @@ export const makeWorkerPool = (options: WorkerPoolOptions): WorkerPool => {
     stopWhenIdle()
   }
 
-  const spawn = (): ChildProcess => {
-    const maxHeapMb = String(options.maxHeapMb ?? 256)
-    return fork(processPath, [maxHeapMb, String(options.stackSizeMb ?? 64)], {
+  const spawn = (): ChildProcess =>
+    // Through sh, for `ulimit -c 0`: V8 may abort a process whose render thread reached its heap
+    // limit, and a core dump of it (~470 MB where dumps are on) for every such render is not wanted.
+    spawnProcess("/bin/sh", [
+      "-c",
+      'ulimit -c 0 2>/dev/null; exec "$0" "$@"',
+      process.execPath,
       // Not the server's own flags (a profiler, its heap size). Without the server's
       // `--heap-growing-percent=100` (ProcessFlags.ts) V8 collected often enough to cost 10–20% of
       // the render throughput.
-      // `--expose-gc`: a render that overflowed the stack leaves its garbage behind when it is tried
-      // again in a thread, whose heap has a limit of its own.
-      execArgv: [`--max-old-space-size=${maxHeapMb}`, "--heap-growing-percent=100", "--expose-gc"],
-      // Rendering reads no environment: the server's (its database URL, its secrets) stays with it.
+      "--heap-growing-percent=100",
+      processPath,
+      String(options.maxHeapMb ?? 256),
+      String(options.stackSizeMb ?? 64)
+    ], {
+      // Hygiene, not isolation: the process runs as the server's user and could read its files.
       env: {},
       // V8's report of a heap limit reached is not the operator's concern: the render is answered.
-      stdio: ["ignore", "ignore", "ignore", "ipc"]
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+      // The HTML comes back as one string: structured cloning copies it, JSON would escape it.
+      serialization: "advanced"
     })
-  }
 
   const attach = (slot: Slot, child: ChildProcess): void => {
     slot.process = child
     slot.ready = false
     child.on("message", (message: WorkerMessage) => {
       if (message._tag === "Ready") slot.ready = true
-      else if (slot.current?.job.id === message.id) finish(slot)?.resolve({ _tag: "Rendered", html: message.html })
+      else if (slot.current?.job.id === message.id) {
+        finish(slot)?.resolve(message._tag === "Rendered" ? { _tag: "Rendered", html: message.html } : { _tag: "TooComplex" })
+      }
       dispatch()
       stopWhenIdle()
     })
