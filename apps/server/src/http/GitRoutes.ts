@@ -7,6 +7,7 @@
  * Forgejo's text for an account that must change its password); then GitAccess decides: 401 with
  * a Basic challenge where it asks for a sign-in, 403 for a refusal, 404 for a hidden repository,
  * 301 to the current name of a renamed one (git follows it), 413 for a push to an owner over quota.
+ * Decisions are kept while the data version stands (GitDecisions.ts), but never one a password made.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { join } from "node:path"
