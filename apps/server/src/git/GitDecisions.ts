@@ -4,7 +4,8 @@
  * each with the same credentials for the same repository; while the version has not moved, nothing a
  * decision read has changed (account, token, repository, collaborators, teams, quota totals: every
  * commit to them moves it, from any process), so the decision is too. A kept decision costs no
- * sign-in, no query and no fiber (a fetch's main-thread CPU fell from ~3.8 to 3.3 ms). A change
+ * sign-in, no query and no fiber (a fetch's main-thread CPU went from 3.9 and 3.7 ms to 3.3 and 3.3
+ * in alternating bench runs; later runs on a drifting machine could not tell). A change
  * committed by another process is seen when its notification arrives, milliseconds later, as for
  * the API's entity tags.
  *
