@@ -315,6 +315,15 @@ const isGzipped = (req: IncomingMessage): boolean => {
   return encoding === "gzip" || encoding === "x-gzip"
 }
 
+/**
+ * git's probe before a push whose pack is past its `http.postBuffer` (1 MiB): a bare flush, to learn
+ * that the request is authorized before streaming the pack. receive-pack answers it with nothing and
+ * changes nothing, so it is answered here without a git process or the repository's write section
+ * (where it waited behind any push in progress).
+ */
+const isProbe = (req: IncomingMessage, body: BodyStart): boolean =>
+  body.ended && !isGzipped(req) && body.head.length === FLUSH_LINE.length && body.head.toString("latin1") === FLUSH_LINE
+
 export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   const locks = new RepositoryLocks()
   const writeSection = options.writeSection ?? ((target, push) => locks.withLock(target.path, push))
@@ -571,6 +580,11 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     const failed: Array<unknown> = []
     // Read before the write section and its slot: a pusher sending slowly holds neither meanwhile.
     const body = await readStart(req, READ_FIRST_BYTES, idleTimeout)
+    if (isProbe(req, body)) {
+      res.writeHead(200, { "Content-Type": "application/x-git-receive-pack-result", ...noCache })
+      res.end()
+      return
+    }
     await writeSection({ owner: route.owner, repo: route.repo, path, grant }, async () => {
       // In the section nothing else pushes here, so the difference is exactly this push.
       const before = await snapshotOf(path)

@@ -293,6 +293,45 @@ describe("SmartHttp with the stock git CLI", () => {
     }
   })
 
+  it("answers a push's probe (a bare flush) at once, while another push holds the repository", async () => {
+    const work = await sandbox.workTree("probe")
+    await sandbox.commit(work, { "probe.txt": "p\n" }, "probed")
+    pushes.length = 0
+    afterPushDelay = 1_000
+    try {
+      const pushing = sandbox.git(["push", "-q", url("race", "alice"), "HEAD:refs/heads/probed"], { cwd: work })
+      // Once the push's follow-up runs, its write section is held for a second.
+      while (requests.filter((r) => r.method === "POST" && r.url.endsWith("/race.git/git-receive-pack")).length === 0) await sleep(10)
+      await sleep(300)
+      // What git sends before a pack past http.postBuffer: the same credentials and a flush.
+      const probe = await fetch(`${base}/alice/race.git/git-receive-pack`, {
+        method: "POST",
+        headers: {
+          Authorization: `Basic ${Buffer.from("alice:secret").toString("base64")}`,
+          "Content-Type": "application/x-git-receive-pack-request"
+        },
+        body: FLUSH_LINE
+      })
+      const answered = performance.now()
+      assert.strictEqual(probe.status, 200)
+      assert.strictEqual(probe.headers.get("content-type"), "application/x-git-receive-pack-result")
+      assert.strictEqual(await probe.text(), "")
+      await pushing
+      const [held] = pushes
+      assert.isDefined(held)
+      assert.isTrue(held !== undefined && answered < held.ended, "the probe waited for the push's write section")
+      // A refused probe is still refused.
+      const anonymous = await fetch(`${base}/alice/race.git/git-receive-pack`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-git-receive-pack-request" },
+        body: FLUSH_LINE
+      })
+      assert.strictEqual(anonymous.status, 401)
+    } finally {
+      afterPushDelay = 0
+    }
+  })
+
   it("answers 404, 405 and 415 where git has nothing to serve", async () => {
     assert.strictEqual((await fetch(`${base}/alice/unknown.git/info/refs?service=git-upload-pack`)).status, 404)
     assert.strictEqual((await fetch(`${base}/alice/ghost.git/info/refs?service=git-upload-pack`)).status, 404) // allowed, no directory
