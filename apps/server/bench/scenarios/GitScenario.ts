@@ -150,27 +150,25 @@ interface OperationCpu {
 const noCpu = (): OperationCpu => ({ server: 0, serverSystem: 0, mainThread: 0, otherThreads: 0, launcher: 0, git: 0, client: 0, wall: 0 })
 
 /**
- * A working clone of `source` pushes SMALL_COMMITS new commits to `remote` (which already holds
- * `source`'s history) and a second clone fetches them, then fetches again (nothing new), `rounds`
- * times; the server's own and its children's CPU are read around each operation, as is this
- * process's children's (the client).
+ * A working clone of `source` pushes SMALL_COMMITS new commits to `remotes.push` (which already
+ * holds `source`'s history) and a second clone fetches them from `remotes.fetch` (the same
+ * repository), then fetches again (nothing new), `rounds` times; the server's own and its
+ * children's CPU are read around each operation, as is this process's children's (the client).
  */
 export const smallOperations = async (
   env: NodeJS.ProcessEnv,
   source: string,
   directory: string,
-  remote: string,
+  remotes: { readonly push: string; readonly fetch: string },
   serverPid: number,
   rounds: number
 ) => {
+  const remote = remotes.push
   const pusher = Path.join(directory, "pusher")
   const fetcher = Path.join(directory, "fetcher")
   await git(env, ["clone", "-q", `file://${source}`, pusher])
   await git(env, ["clone", "-q", `file://${source}`, fetcher])
-  const anonymous = new URL(remote)
-  anonymous.username = ""
-  anonymous.password = ""
-  await git(env, ["remote", "set-url", "origin", anonymous.toString()], { cwd: fetcher })
+  await git(env, ["remote", "set-url", "origin", remotes.fetch], { cwd: fetcher })
   // The same pushes into a bare repository on disk (git's local transport): the client's CPU then
   // includes the receiving git's, the whole cost of a push without Kiln.
   const onDisk = Path.join(directory, "on-disk.git")
@@ -234,6 +232,36 @@ export const smallOperations = async (
     await measure(idleFetch, () => git(env, ["fetch", "-q", "origin"], { cwd: fetcher }))
   }
   return { push, fetch, idleFetch, diskPush }
+}
+
+/** The report of `smallOperations`: a line per operation, and the ratios the targets bound. */
+export const reportSmallOperations = (small: Awaited<ReturnType<typeof smallOperations>>, rounds: number) => {
+  const perOp = (ms: number) => (ms / rounds).toFixed(1)
+  const operations = [
+    [`push of ${SMALL_COMMITS} new commits`, small.push],
+    [`fetch of ${SMALL_COMMITS} new commits`, small.fetch],
+    ["fetch of nothing new", small.idleFetch]
+  ] as const
+  const lines = operations.map(([label, cpu]) =>
+    `${label} (${rounds} rounds): Kiln CPU (server and git launcher) ${perOp(cpu.server)} ms, ` +
+    `git CPU ${perOp(cpu.git)} ms per operation, ×${(cpu.server / cpu.git).toFixed(2)} ` +
+    `(Kiln's: main thread ${perOp(cpu.mainThread)}, other threads ${perOp(cpu.otherThreads)}, launcher ${perOp(cpu.launcher)}; ` +
+    `kernel ${perOp(cpu.serverSystem)}); ` +
+    `client ${perOp(cpu.client)} ms, wall ${perOp(cpu.wall)} ms`)
+  // All the CPU of a push through Kiln (client, Kiln, git) against a push to the file system (client and its git).
+  const pushCpuRatio = (small.push.client + small.push.server + small.push.git) / small.diskPush.client
+  // The same without any of Kiln's CPU: the bound no work in Kiln can go below (a remote client's git
+  // and a served receive-pack cost more than a push between two directories).
+  const pushCpuFloor = (small.push.client + small.push.git) / small.diskPush.client
+  lines.push(`push of ${SMALL_COMMITS} new commits to the file system: ${perOp(small.diskPush.client)} ms CPU, ` +
+    `${perOp(small.diskPush.wall)} ms wall; through Kiln all CPU (client + Kiln + git) ×${pushCpuRatio.toFixed(2)}, ` +
+    `without Kiln's own (client + git) ×${pushCpuFloor.toFixed(2)}`)
+  return {
+    lines,
+    pushRatio: small.push.server / small.push.git,
+    fetchRatio: small.fetch.server / small.fetch.git,
+    pushCpuRatio
+  }
 }
 
 const runOn = async (
@@ -301,36 +329,19 @@ const runOn = async (
     // /proc: CPU time is steady on a shared machine where wall time is not.
     const profiler = cpuProfileDir === undefined ? undefined : await InspectorProfiler.connect(logFile, server.pid)
     await profiler?.start()
-    const small = await smallOperations(env, source, scratch("small"), remote("bench-0"), server.pid, settings.gitRounds)
+    const anonymous = new URL(remote("bench-0"))
+    anonymous.username = ""
+    anonymous.password = ""
+    const small = await smallOperations(env, source, scratch("small"), { push: remote("bench-0"), fetch: anonymous.toString() }, server.pid, settings.gitRounds)
     if (profiler !== undefined && cpuProfileDir !== undefined) {
       await profiler.stop(Path.join(cpuProfileDir, `git-${kind}-small${InspectorProfiler.operationsSuffix}`))
       profiler.close()
     }
-    const perOp = (ms: number) => (ms / settings.gitRounds).toFixed(1)
-    const operations = [
-      [`push of ${SMALL_COMMITS} new commits`, small.push],
-      [`fetch of ${SMALL_COMMITS} new commits`, small.fetch],
-      ["fetch of nothing new", small.idleFetch]
-    ] as const
-    for (const [label, cpu] of operations) {
-      const line = `${label} (${settings.gitRounds} rounds): Kiln CPU (server and git launcher) ${perOp(cpu.server)} ms, ` +
-        `git CPU ${perOp(cpu.git)} ms per operation, ×${(cpu.server / cpu.git).toFixed(2)} ` +
-        `(Kiln's: main thread ${perOp(cpu.mainThread)}, other threads ${perOp(cpu.otherThreads)}, launcher ${perOp(cpu.launcher)}; ` +
-        `kernel ${perOp(cpu.serverSystem)}); ` +
-        `client ${perOp(cpu.client)} ms, wall ${perOp(cpu.wall)} ms`
+    const report = reportSmallOperations(small, settings.gitRounds)
+    for (const line of report.lines) {
       log(`[${kind}] ${line}`)
       notes.push(line)
     }
-    // All the CPU of a push through Kiln (client, Kiln, git) against a push to the file system (client and its git).
-    const pushCpuRatio = (small.push.client + small.push.server + small.push.git) / small.diskPush.client
-    // The same without any of Kiln's CPU: the bound no work in Kiln can go below (an HTTP client's git
-    // and a served receive-pack cost more than a push between two directories).
-    const pushCpuFloor = (small.push.client + small.push.git) / small.diskPush.client
-    const diskLine = `push of ${SMALL_COMMITS} new commits to the file system: ${perOp(small.diskPush.client)} ms CPU, ` +
-      `${perOp(small.diskPush.wall)} ms wall; through Kiln all CPU (client + Kiln + git) ×${pushCpuRatio.toFixed(2)}, ` +
-      `without Kiln's own (client + git) ×${pushCpuFloor.toFixed(2)}`
-    log(`[${kind}] ${diskLine}`)
-    notes.push(diskLine)
     // What part of those operations is the server running cold: each of their requests comes after
     // the server idled while the client's git ran.
     const versionBytes = (await (await fetch(`${server.url}/api/v1/version`)).arrayBuffer()).byteLength
@@ -366,9 +377,9 @@ const runOn = async (
         `p50 ${window.p50Ms.toFixed(2)} ms, p99 ${window.p99Ms.toFixed(2)} ms`))
 
     const targets: Array<TargetCheck> = [
-      below(`Kiln CPU ÷ git CPU per push of ${SMALL_COMMITS} commits`, small.push.server / small.push.git, 0.5, false),
-      below(`Kiln CPU ÷ git CPU per fetch of ${SMALL_COMMITS} commits`, small.fetch.server / small.fetch.git, 0.5, false),
-      below(`CPU of a push of ${SMALL_COMMITS} commits through Kiln ÷ to the file system`, pushCpuRatio, 1.2, false),
+      below(`Kiln CPU ÷ git CPU per push of ${SMALL_COMMITS} commits`, report.pushRatio, 0.5, false),
+      below(`Kiln CPU ÷ git CPU per fetch of ${SMALL_COMMITS} commits`, report.fetchRatio, 0.5, false),
+      below(`CPU of a push of ${SMALL_COMMITS} commits through Kiln ÷ to the file system`, report.pushCpuRatio, 1.2, false),
       below("push of the whole history through Kiln ÷ to the file system (median, wall time)", median(kilnPushes) / median(diskPushes), 1.2, false),
       below("clone through Kiln ÷ file-system clone (median)", cloneRatio, 1.5, true),
       below(`${list.label}: p50 ms`, list.p50Ms, 20, true),

@@ -18,7 +18,7 @@ import { freePort } from "../FreePort.ts"
 import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { below, type BenchSettings, type DatabaseReport, type Scenario, type TargetCheck } from "../Scenario.ts"
 import { processDelta, sampleProcess, totalSeconds } from "../ThreadCpu.ts"
-import { generate, gitEnv } from "./GitScenario.ts"
+import { generate, gitEnv, reportSmallOperations, smallOperations } from "./GitScenario.ts"
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
 const RUNS = 5
@@ -192,17 +192,26 @@ const runOn = async (
     const pushRatio = median(kilnPushes) / median(sshdPushes)
     log(`[${kind}] push: Kiln ${median(kilnPushes).toFixed(0)} ms, sshd ${median(sshdPushes).toFixed(0)} ms (×${pushRatio.toFixed(2)})`)
 
+    // CPU per small operation over SSH, as the git scenario measures it over HTTP: every operation is a
+    // connection of its own (key exchange, sign-in, one exec), as git makes it.
+    const small = await smallOperations(sshEnv, source, scratch("small"), { push: kilnUrl("served"), fetch: kilnUrl("served") }, server.pid, settings.gitRounds)
+    const report = reportSmallOperations(small, settings.gitRounds)
+    for (const line of report.lines) log(`[${kind}] over SSH: ${line}`)
+
     notes.push(
       "repository: the git scenario's (2,000 files, 300 commits, one pack), cloned with --bare",
       `SSH round trip (median of ${ROUND_TRIPS}): Kiln ${median(kilnTrips).toFixed(1)} ms ${list(kilnTrips)}, sshd ${median(sshdTrips).toFixed(1)} ms ${list(sshdTrips)}`,
       `clone (median of ${RUNS}): Kiln ${median(kilnClones).toFixed(0)} ms ${list(kilnClones)}, sshd ${median(sshdClones).toFixed(0)} ms ${list(sshdClones)}, ×${cloneRatio.toFixed(2)}`,
       `push (median of 3): Kiln ${median(kilnPushes).toFixed(0)} ms ${list(kilnPushes)}, sshd ${median(sshdPushes).toFixed(0)} ms ${list(sshdPushes)}, ×${pushRatio.toFixed(2)}`,
       `Kiln's process during its ${RUNS} clones: ${cpu === undefined ? "CPU not measured" : `${(cpu * 1000 / RUNS).toFixed(0)} ms CPU per clone`}, ` +
-        `resident ${rssBefore.toFixed(0)} MB before, peak ${rssPeak.toFixed(0)} MB (git itself runs in child processes)`
+        `resident ${rssBefore.toFixed(0)} MB before, peak ${rssPeak.toFixed(0)} MB (git itself runs in child processes)`,
+      ...report.lines.map((line) => `over SSH: ${line}`)
     )
     const targets: Array<TargetCheck> = [
       below("clone over Kiln's SSH ÷ clone over sshd (median)", cloneRatio, 1.3, true),
-      below("push over Kiln's SSH ÷ push over sshd (median)", pushRatio, 1.5, true)
+      below("push over Kiln's SSH ÷ push over sshd (median)", pushRatio, 1.5, true),
+      below("Kiln CPU ÷ git CPU per push of 3 commits over SSH", report.pushRatio, 0.5, false),
+      below("Kiln CPU ÷ git CPU per fetch of 3 commits over SSH", report.fetchRatio, 0.5, false)
     ]
     return { database: kind, loads: [], comparisons: [], targets, notes }
   } catch (error) {
