@@ -1,6 +1,6 @@
 /**
  * vitest globalSetup (root vitest.config.ts): the programs of the machine that the tests run
- * (git, git-lfs, gpg, ssh-keygen, Chromium for the Swagger UI page) are checked before any test starts.
+ * (git, git-lfs, gpg, ssh-keygen, python3, Chromium for the Swagger UI page) are checked before any test starts.
  * Missing ones are installed when the run is root with apt-get (as .ci/run does); otherwise the run
  * stops at once with one line saying what to install, instead of one test failing deep in the suite.
  */
@@ -22,6 +22,8 @@ export const REQUIRED_PROGRAMS: ReadonlyArray<SystemProgram> = [
   { command: "git-lfs", aptPackage: "git-lfs" },
   // git over SSH is tested with the real client (the SSH bench also needs sshd, and says so).
   { command: "ssh", aptPackage: "openssh-client" },
+  // The git launcher in Python is tested with the real interpreter (the server falls back to Perl without it).
+  { command: "python3", aptPackage: "python3-minimal" },
   // The Swagger UI test launches /usr/bin/chromium, which Debian's package provides.
   { command: "chromium", aptPackage: "chromium" }
 ]

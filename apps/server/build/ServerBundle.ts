@@ -11,7 +11,7 @@
  * `dist/` holds `main.js` (the server), `kiln.js` (the command line, `pnpm kiln`: it starts in
  * about a third of the time its sources take), `RenderProcess.js` and `RenderThread.js` (the markdown
  * render process, which WorkerPool finds beside its own chunk, and the thread it hosts), `EditorConfigWorker.js` (found the same way by MatchingThread),
- * `GitLauncherProcess.pl` and `.js` (the git launcher in Perl and in Node, found the same way by
+ * `GitLauncherProcess.py`, `.pl` and `.js` (the git launcher in Python, Perl and Node, found the same way by
  * GitLauncher) and `templates/`
  * (read by RepositoryTemplates from beside its chunk). `PgliteTemplates.js` is run once
  * after bundling: the embedded database's templates are then made before any server or restore
@@ -58,6 +58,7 @@ export const bundleServer = async (): Promise<void> => {
   })
   cpSync(at("../../../packages/git/src/templates"), `${dist}/templates`, { recursive: true })
   cpSync(at("../../../packages/git/src/launcher/GitLauncherProcess.pl"), `${dist}/GitLauncherProcess.pl`)
+  cpSync(at("../../../packages/git/src/launcher/GitLauncherProcess.py"), `${dist}/GitLauncherProcess.py`)
   prepareTemplates()
 }
 

@@ -8,6 +8,7 @@ import {
   type LauncherProgram,
   nodeLauncher,
   perlLauncher,
+  pythonLauncher,
   type StartGit
 } from "../src/launcher/GitLauncher.ts"
 import { GitSandbox } from "./GitSandbox.ts"
@@ -52,18 +53,20 @@ const childrenWhileGitRuns = async (startGit: StartGit) => {
   return children
 }
 
-const launchers: ReadonlyArray<readonly [string, LauncherProgram, string]> = [
-  ["Perl", perlLauncher, "perl\0"],
-  ["Node", nodeLauncher, `${process.execPath}\0`]
+/** Each launcher, and how its command line reads (python3 may be a shim, such as pyenv's, that runs another path). */
+const launchers: ReadonlyArray<readonly [string, LauncherProgram, (commandLine: string) => boolean]> = [
+  ["Python", pythonLauncher, (line) => line.includes("\0-I\0-S\0") && line.includes("GitLauncherProcess.py\0")],
+  ["Perl", perlLauncher, (line) => line.startsWith("perl\0") && line.includes("GitLauncherProcess")],
+  ["Node", nodeLauncher, (line) => line.startsWith(`${process.execPath}\0`) && line.includes("GitLauncherProcess")]
 ]
 
-describe.each(launchers)("GitLauncher in %s", (_, program, commandLine) => {
+describe.each(launchers)("GitLauncher in %s", (_, program, isLauncher) => {
   const startGit = gitStarter([program])
 
   it("starts git from the launcher, not from this process", async () => {
     const children = await childrenWhileGitRuns(startGit)
     assert.deepStrictEqual(children.filter((line) => line.startsWith("git")), [], "git is a child of this process")
-    assert.isTrue(children.some((line) => line.startsWith(commandLine) && line.includes("GitLauncherProcess")))
+    assert.isTrue(children.some(isLauncher), children.join(" | "))
   })
 
   it("passes input and output through whole, with git's exit code and stderr", async () => {
