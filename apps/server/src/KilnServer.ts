@@ -6,6 +6,7 @@
  */
 import type * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Layer } from "effect"
+import * as DataChangesPg from "@kiln/postgres/coordination/DataChangesPg"
 import type { HttpServer } from "effect/http"
 import * as AdminBootstrap from "./AdminBootstrap.ts"
 import * as ControlSocket from "./backup/ControlSocket.ts"
@@ -25,6 +26,9 @@ export type ServerServices = HttpServer.HttpServer | Layer.Success<typeof NodeHt
 
 export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
   HttpApp.layer.pipe(
+    // One data version for the process: the HTTP answers and access decisions kept for it, and the
+    // SSH server's sign-ins (each command reads its key again once it moved).
+    Layer.provideMerge(DataChangesPg.layer()),
     Layer.provide(AdminBootstrap.layer),
     Layer.provide(BranchTableRepair.layer),
     Layer.provide(DirectoryStepRepair.layer),

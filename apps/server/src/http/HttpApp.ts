@@ -2,7 +2,6 @@
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpMiddleware, HttpRouter, type HttpServerResponse } from "effect/http"
 import { DataChanges } from "@kiln/domain/changes/DataChanges"
-import * as DataChangesPg from "@kiln/postgres/coordination/DataChangesPg"
 import * as RateLimitStoreSql from "@kiln/postgres/stores/RateLimitStoreSql"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/Api.ts"
@@ -156,5 +155,5 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
   return LeanRequests.serve(routes, { routerConfig: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true } })
 })).pipe(
   Layer.provide(ApiErrors.layer),
-  Layer.provide(Layer.mergeAll(RateLimiter.layer.pipe(Layer.provide(RateLimitStoreSql.layer)), DataChangesPg.layer()))
+  Layer.provide(RateLimiter.layer.pipe(Layer.provide(RateLimitStoreSql.layer)))
 )

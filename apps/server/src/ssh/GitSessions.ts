@@ -11,12 +11,19 @@ import { Effect, Option } from "effect"
 import { type GitAccessDecision, GitAccess, type GitOperation, refusalMessage } from "@kiln/domain/git/GitAccess"
 import { LfsAuthenticate } from "@kiln/domain/lfs/LfsAuthenticate"
 import { parseSshCommand } from "@kiln/domain/ssh/SshCommand"
+import { DataChanges } from "@kiln/domain/changes/DataChanges"
 import { type SshIdentity, SshIdentities } from "@kiln/domain/ssh/SshIdentities"
 import { makeGitStreams, repositoryPath } from "@kiln/git"
 import { GitProcessPool } from "../git/GitProcessPool.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { ServerMetrics } from "../metrics/ServerMetrics.ts"
+
+/** An identity as a sign-in read it, and the data version it was read at (undefined: none could be trusted). */
+export interface SignedIn {
+  readonly identity: SshIdentity
+  readonly version: number | undefined
+}
 
 export interface SessionStreams {
   readonly input: Readable
@@ -54,6 +61,9 @@ export const make = Effect.gen(function*() {
   const access = yield* GitAccess
   const pushes = yield* GitPushes.make
   const identities = yield* SshIdentities
+  // Where no data version is kept (`kiln serv`), every command reads its key again.
+  const changes = yield* Effect.serviceOption(DataChanges)
+  const version = () => Option.isSome(changes) ? changes.value.version() : undefined
   const lfs = yield* Effect.serviceOption(LfsAuthenticate)
   const metrics = yield* Effect.serviceOption(ServerMetrics)
   const services = yield* Effect.context<never>()
@@ -135,9 +145,19 @@ export const make = Effect.gen(function*() {
   /**
    * Serves `command` for the key `keyId` as it is now (deleted, or its account disabled since the
    * client signed in: refused). An empty command is an interactive login, which Kiln has none of.
+   * `signedIn`: the identity the sign-in read, taken as it is while the data version has not moved
+   * since (nothing it was read from has changed, in any process).
    */
-  const serveKey = async (keyId: number, command: string, protocol: string | undefined, streams: SessionStreams): Promise<number> => {
-    const identity = await run(identities.byKeyId(keyId))
+  const serveKey = async (
+    keyId: number,
+    command: string,
+    protocol: string | undefined,
+    streams: SessionStreams,
+    signedIn?: SignedIn
+  ): Promise<number> => {
+    const unchanged = signedIn !== undefined && signedIn.version !== undefined && signedIn.version === version() &&
+      signedIn.identity.key.id === keyId
+    const identity = unchanged ? Option.some(signedIn.identity) : await run(identities.byKeyId(keyId))
     if (Option.isNone(identity)) return refuse(streams, "Your key is no longer valid.")
     if (command.trim() === "") return refuse(streams, "Hi there! You've successfully authenticated, but Kiln does not provide shell access.")
     return serve(identity.value, command, protocol, streams)

@@ -16,10 +16,12 @@ import { createServer, type Server as NetServer, type Socket } from "node:net"
 import { Effect, Layer, Option } from "effect"
 import type { AuthContext, Channel, Connection, ServerChannel, Session } from "ssh2"
 import ssh2 from "ssh2"
+import { DataChanges } from "@kiln/domain/changes/DataChanges"
 import { type SshIdentity, SshIdentities } from "@kiln/domain/ssh/SshIdentities"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ServerMetrics } from "../metrics/ServerMetrics.ts"
 import * as GitSessions from "./GitSessions.ts"
+import type { SignedIn } from "./GitSessions.ts"
 import { loadHostKeys } from "./HostKeys.ts"
 
 /** Authentication requests one connection may make (OpenSSH's MaxAuthTries is 6; keys are tried in turn). */
@@ -80,6 +82,8 @@ interface ConnectionState {
 export const make = Effect.gen(function*() {
   const config = yield* KilnConfig
   const identities = yield* SshIdentities
+  const changes = yield* Effect.serviceOption(DataChanges)
+  const dataVersion = () => Option.isSome(changes) ? changes.value.version() : undefined
   const sessions = yield* GitSessions.make
   const metrics = yield* Effect.serviceOption(ServerMetrics)
   const hostKeys = yield* loadHostKeys({ dataDir: config.dataDir, paths: config.ssh.hostKeys })
@@ -129,8 +133,11 @@ export const make = Effect.gen(function*() {
 
   const authenticate = (state: ConnectionState, client: Connection) => {
     let attempts = 0
-    // The identity whose signature was checked last; the key is looked up again for each command.
-    let identity: SshIdentity | undefined
+    // The identity whose signature was checked last, and the data version it was read at; each
+    // command reads the key again once anything has changed since (GitSessions.serveKey).
+    let identity: SignedIn | undefined
+    // A client offers a key, then signs with it: the second attempt takes the first one's lookup.
+    let offered: { readonly fingerprint: string; readonly version: number | undefined; readonly found: Promise<Option.Option<SshIdentity>> } | undefined
     client.on("authentication", (ctx: AuthContext) => {
       attempts += 1
       if (attempts > MAX_AUTH_ATTEMPTS) {
@@ -143,14 +150,18 @@ export const make = Effect.gen(function*() {
         return
       }
       const { key, signature, blob, hashAlgo } = ctx
-      run(identities.byFingerprint(blobFingerprint(key.data))).then((found) => {
+      const fingerprint = blobFingerprint(key.data)
+      // The version before the read: a change committed while it runs moves past it.
+      if (offered?.fingerprint !== fingerprint) offered = { fingerprint, version: dataVersion(), found: run(identities.byFingerprint(fingerprint)) }
+      const { version } = offered
+      offered.found.then((found) => {
         if (Option.isNone(found)) return ctx.reject(["publickey"])
         // Without a signature the client only asks whether the key would do.
         if (signature === undefined || blob === undefined) return ctx.accept()
         const parsed = ssh2.utils.parseKey(key.data)
         const publicKey = parsed instanceof Error ? undefined : Array.isArray(parsed) ? parsed[0] : parsed
         if (publicKey === undefined || publicKey.verify(blob, signature, hashAlgo) !== true) return ctx.reject(["publickey"])
-        identity = found.value
+        identity = { identity: found.value, version }
         ctx.accept()
       }).catch((error: unknown) => {
         log("SSH key lookup failed", error)
@@ -164,12 +175,12 @@ export const make = Effect.gen(function*() {
       admitWaiting()
       if (state.authTimer !== undefined) clearTimeout(state.authTimer)
       countConnection("authenticated")
-      const keyId = identity.key.id
+      const signedIn = identity
       client.on("session", (accept, reject) => {
         if (stopping || state.sessions >= MAX_SESSIONS_PER_CONNECTION) return reject()
         state.sessions += 1
         const session = accept()
-        const served = serveSession(state, client, session, keyId)
+        const served = serveSession(state, client, session, signedIn)
         session.once("close", () => {
           state.sessions -= 1
           if (!served.started()) {
@@ -188,7 +199,7 @@ export const make = Effect.gen(function*() {
   const refuseRequest = (_accept: unknown, reject: (() => void) | undefined) => reject?.()
 
   /** One session channel: GIT_PROTOCOL may be set, then one `exec`; everything else is refused. */
-  const serveSession = (state: ConnectionState, client: Connection, session: Session, keyId: number) => {
+  const serveSession = (state: ConnectionState, client: Connection, session: Session, signedIn: SignedIn) => {
     let protocol: string | undefined
     session.on("env", (accept, reject, info) => {
       if (info.key === "GIT_PROTOCOL" && GitSessions.acceptedGitProtocol(info.val) !== undefined) {
@@ -226,12 +237,12 @@ export const make = Effect.gen(function*() {
       if (!once(reject)) return
       const channel = accept()
       enforceReceiveWindow(client, channel)
-      void execute(state, channel, keyId, info.command, protocol)
+      void execute(state, channel, signedIn, info.command, protocol)
     })
     return { started: () => started }
   }
 
-  const execute = async (state: ConnectionState, channel: ServerChannel, keyId: number, command: string, protocol: string | undefined) => {
+  const execute = async (state: ConnectionState, channel: ServerChannel, signedIn: SignedIn, command: string, protocol: string | undefined) => {
     const controller = new AbortController()
     state.running.add(controller)
     watchIdle(state)
@@ -242,12 +253,12 @@ export const make = Effect.gen(function*() {
     try {
       countSession(command.startsWith("git-lfs-authenticate") ? "lfs" : command.startsWith("git-") ? "git" : "refused")
       // The key as it is now: deleted, or its account disabled, since the connection signed in.
-      code = await sessions.serveKey(keyId, command, protocol, {
+      code = await sessions.serveKey(signedIn.identity.key.id, command, protocol, {
         input: channel,
         output: channel,
         errors: channel.stderr,
         signal: controller.signal
-      })
+      }, signedIn)
     } catch (error) {
       log("SSH command failed", error)
       channel.stderr.write("Kiln: Internal error\n")

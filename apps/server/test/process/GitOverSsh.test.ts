@@ -139,6 +139,42 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
     assert.notStrictEqual((await sshGit(temporary, sshPort).run(["ls-remote", url])).code, 0)
   })
 
+  it("reads a signed-in key again for each command once anything changed: deleted, it is refused on the same connection", async () => {
+    await newRepo("resigned")
+    const temporary = makeKeyPair()
+    const added = await api("POST", "/admin/users/root/keys", { title: "connection", key: temporary.publicKey })
+    assert.strictEqual(added.status, 201)
+    const client = await connectSsh(temporary, sshPort)
+    try {
+      // Listened to in exec's callback: a refusal's exit can come in the same read as the channel.
+      const outcome = (command: string) =>
+        new Promise<{ readonly code: unknown; readonly advertised: boolean; readonly stderr: string }>((resolve, reject) =>
+          client.exec(command, (error, channel) => {
+            if (error !== undefined) return reject(error)
+            const errors: Array<Buffer> = []
+            let advertised = false
+            let code: unknown
+            channel.stderr.on("data", (chunk: Buffer) => errors.push(chunk))
+            // An upload-pack's advertisement is enough: ending the input ends it.
+            channel.on("data", () => {
+              advertised = true
+              channel.end()
+            })
+            channel.once("exit", (exitCode: unknown) => (code = exitCode))
+            channel.once("close", () => resolve({ code, advertised, stderr: Buffer.concat(errors).toString("utf8") }))
+          }))
+      // Nothing changed since the sign-in: the command is served with the key it read.
+      assert.isTrue((await outcome("git-upload-pack 'root/resigned.git'")).advertised)
+      assert.strictEqual((await api("DELETE", `/admin/users/root/keys/${(added.json as { id: number }).id}`)).status, 204)
+      const refused = await outcome("git-upload-pack 'root/resigned.git'")
+      assert.strictEqual(refused.code, 1)
+      assert.isFalse(refused.advertised)
+      assert.strictEqual(refused.stderr, "Kiln: Your key is no longer valid.\n")
+    } finally {
+      client.end()
+    }
+  })
+
   it("lets an account that must change its password use git, as Forgejo's serv does; a disabled one not", async () => {
     // Created by an administrator: must_change_password defaults to true.
     const created = await api("POST", "/admin/users", { username: "newcomer", email: "newcomer@example.com", password: "newcomer-password" })

@@ -5,6 +5,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
+import * as DataChangesPg from "@kiln/postgres/coordination/DataChangesPg"
 import * as Migrations from "@kiln/postgres/migrations"
 import * as TestDatabase from "@kiln/postgres/testing/TestDatabase"
 import { mkdtempSync } from "node:fs"
@@ -100,6 +101,7 @@ export const ApplicationLive = applicationLive(TEST_SCRYPT_COST)
 /** `scryptCost`: log2 of N for password hashes; production's 17 where a test needs real cost. */
 export const layer = (overrides: Partial<KilnSettings> = {}, options: { readonly scryptCost?: number } = {}) =>
   HttpApp.layer.pipe(
+    Layer.provideMerge(DataChangesPg.layer()),
     Layer.provide(AdminBootstrap.layer),
     Layer.provide(BackgroundWork.layer),
     Layer.provide(DatabaseMetrics.layer),
