@@ -25,13 +25,13 @@ const binDir = (commands: ReadonlyArray<string>) => {
 describe("SystemPrograms", () => {
   it("finds what is missing on a PATH", () => {
     assert.deepStrictEqual(missingPrograms(binDir([])), REQUIRED_PROGRAMS)
-    assert.deepStrictEqual(missingPrograms(binDir(["git", "gpg", "ssh-keygen", "ssh", "git-lfs", "chromium"])), [])
-    assert.deepStrictEqual(missingPrograms(`${binDir(["git", "gpg"])}:${binDir(["ssh-keygen", "ssh", "git-lfs"])}`).map((p) => p.command), ["chromium"])
+    assert.deepStrictEqual(missingPrograms(binDir(["git", "gpg", "ssh-keygen", "ssh", "git-lfs", "python3", "chromium"])), [])
+    assert.deepStrictEqual(missingPrograms(`${binDir(["git", "gpg"])}:${binDir(["ssh-keygen", "ssh", "git-lfs", "python3"])}`).map((p) => p.command), ["chromium"])
   })
 
   it("stops at once with one line naming what to run when a program is missing and nothing can install it", () => {
     // No apt-get on this PATH: the check cannot install, whoever runs it.
-    const path = binDir(["git", "gpg", "ssh-keygen", "ssh", "git-lfs"])
+    const path = binDir(["git", "gpg", "ssh-keygen", "ssh", "git-lfs", "python3"])
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", `(await import(${JSON.stringify(setupModule)})).default()`], {
       encoding: "utf8",
       env: { PATH: path },
@@ -48,7 +48,7 @@ describe("SystemPrograms", () => {
   it("lets the run go on when every program is there", () => {
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", `(await import(${JSON.stringify(setupModule)})).default()`], {
       encoding: "utf8",
-      env: { PATH: binDir(["git", "gpg", "ssh-keygen", "ssh", "git-lfs", "chromium"]) },
+      env: { PATH: binDir(["git", "gpg", "ssh-keygen", "ssh", "git-lfs", "python3", "chromium"]) },
       timeout: 30_000
     })
     assert.strictEqual(run.status, 0)
