@@ -1,10 +1,12 @@
 /**
  * `git cat-file --batch`: many objects read by one git process. Git maps pack files and reads
  * only the objects asked for, so memory stays at the size of what is read, whatever the packs.
+ * Started through the launcher, as every git of the server is (forking the server itself holds its
+ * event loop for milliseconds).
  */
-import { spawn } from "node:child_process"
 import type { GitCommandOptions } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
+import { startGit } from "./launcher/GitLauncher.ts"
 
 export interface BatchObject {
   readonly oid: string
@@ -24,12 +26,11 @@ export const catFileBatch = (
   /** Ids and types only (`--batch-check`): nothing read, however large the objects. */
   contents: "with contents" | "without contents" = "with contents"
 ): Promise<ReadonlyArray<BatchObject | undefined>> =>
-  new Promise((resolve, reject) => {
-    if (names.length === 0) return resolve([])
-    const child = spawn(options.gitBinary, ["--git-dir", gitdir, "cat-file", contents === "with contents" ? "--batch" : "--batch-check"], {
-      env: gitEnvironment(options.env),
-      stdio: ["pipe", "pipe", "pipe"]
-    })
+  names.length === 0 ? Promise.resolve([]) : startGit(
+    options.gitBinary,
+    ["--git-dir", gitdir, "cat-file", contents === "with contents" ? "--batch" : "--batch-check"],
+    gitEnvironment(options.env)
+  ).then((child) => new Promise((resolve, reject) => {
     const stdout: Array<Buffer> = []
     const stderr: Array<Buffer> = []
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk))
@@ -65,4 +66,4 @@ export const catFileBatch = (
       }
       resolve(objects)
     })
-  })
+  }))

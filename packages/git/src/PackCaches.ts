@@ -25,6 +25,11 @@ interface Entry {
 /** A repository's cache lent to one read; `release` when the read is over. */
 export interface PackLease {
   readonly cache: object
+  /**
+   * Pack bytes the cache had not been counted for before this read: all of them for a cache it
+   * makes, what the repository grew by since the last read (a push that brought a pack).
+   */
+  readonly unseenBytes: number
   readonly release: () => void
 }
 
@@ -50,6 +55,7 @@ export class PackCaches {
       return undefined
     }
     const growth = packBytes - (found?.bytes ?? 0)
+    const unseenBytes = found === undefined ? packBytes : Math.max(0, growth)
     // Least recently used first (Map iteration order is the recency order), never one in use.
     for (const [oldest, entry] of this.#byPath) {
       if (this.#total + growth <= this.#maxBytes) break
@@ -66,6 +72,7 @@ export class PackCaches {
     let released = false
     return {
       cache: entry.cache,
+      unseenBytes,
       release: () => {
         if (released) return
         released = true

@@ -81,4 +81,23 @@ describe("PackCaches", () => {
     reading?.release()
     assert.strictEqual(caches.totalBytes, 20)
   })
+
+  it("tells each read the pack bytes its cache had not been counted for: all at first, then what the packs grew by", () => {
+    const caches = new PackCaches(1000)
+    const unseen = (path: string, bytes: number) => {
+      const lease = caches.acquire(path, bytes)
+      lease?.release()
+      return lease?.unseenBytes
+    }
+    assert.strictEqual(unseen("/r/o/a.git", 100), 100)
+    assert.strictEqual(unseen("/r/o/a.git", 100), 0)
+    // A push brought a pack.
+    assert.strictEqual(unseen("/r/o/a.git", 160), 60)
+    assert.strictEqual(unseen("/r/o/a.git", 160), 0)
+    // A repack that made the packs smaller is no growth.
+    assert.strictEqual(unseen("/r/o/a.git", 120), 0)
+    // Evicted (or dropped), the cache starts empty again.
+    caches.drop("/r/o/a.git")
+    assert.strictEqual(unseen("/r/o/a.git", 120), 120)
+  })
 })

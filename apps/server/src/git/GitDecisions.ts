@@ -14,7 +14,7 @@
  * Two generations of at most half the bound each, the older dropped whole when the newer is full
  * (as ValidatorCache does): nothing is ever iterated.
  */
-import { createHmac, randomBytes } from "node:crypto"
+import { createHmac, createSecretKey, randomBytes } from "node:crypto"
 import type { GitAccessRequest } from "@kiln/git"
 
 interface Entry<D> {
@@ -30,8 +30,11 @@ export interface GitDecisionsOptions {
 }
 
 export class GitDecisions<D> {
-  /** Keys are keyed digests: a memory dump shows no password, nor anything to test guesses against. */
-  readonly #secret = randomBytes(32)
+  /**
+   * Keys are keyed digests: a memory dump shows no password, nor anything to test guesses against.
+   * A KeyObject, made once: HMAC from a raw buffer makes one per call (~12 µs against ~2).
+   */
+  readonly #secret = createSecretKey(randomBytes(32))
   #newer = new Map<string, Entry<D>>()
   #older = new Map<string, Entry<D>>()
   readonly #half: number
