@@ -17,6 +17,8 @@ export interface BenchSettings {
   readonly users: number
   /** Rounds of push and fetch that the git scenario's CPU per operation is averaged over. */
   readonly gitRounds: number
+  /** Unmeasured rounds before them, reported apart: a just-started server's code is not yet optimized. */
+  readonly gitWarmUpRounds: number
   /** Where Kiln writes V8 CPU profiles, when profiling. */
   readonly cpuProfileDir?: string
 }

@@ -54,6 +54,8 @@ const usage = `pnpm bench -- [options]
   --users <n>           users to seed (default 10000)
   --git-rounds <n>      push and fetch rounds of the git scenario's CPU per operation (default 20;
                         a run's figures vary by ±20% at 20)
+  --git-warm-up <n>     rounds before those, reported apart (default 40): a just-started server's
+                        first pushes cost up to twice a running one's
   --postgres-url <url>  maintenance database of the Postgres server
                         (default postgres://postgres@127.0.0.1:5432/postgres)
   --cpu-prof            write V8 CPU profiles of the Kiln server to bench/results/profiles-<time>/
@@ -73,6 +75,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "64" },
     users: { type: "string", default: "10000" },
     "git-rounds": { type: "string", default: "20" },
+    "git-warm-up": { type: "string", default: "40" },
     "postgres-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     "cpu-prof": { type: "boolean", default: false },
     list: { type: "boolean", default: false },
@@ -123,6 +126,7 @@ const settings: BenchSettings = {
   postgresUrl: values["postgres-url"],
   users: Math.round(positive("users", values.users)),
   gitRounds: Math.round(positive("git-rounds", values["git-rounds"])),
+  gitWarmUpRounds: Number(values["git-warm-up"]) >= 0 ? Math.round(Number(values["git-warm-up"])) : fail("--git-warm-up must be 0 or more"),
   ...(cpuProfileDir === undefined ? {} : { cpuProfileDir })
 }
 

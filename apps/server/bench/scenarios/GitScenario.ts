@@ -149,11 +149,22 @@ interface OperationCpu {
 
 const noCpu = (): OperationCpu => ({ server: 0, serverSystem: 0, mainThread: 0, otherThreads: 0, launcher: 0, git: 0, client: 0, wall: 0 })
 
+/** How many rounds run first, unmeasured, and what runs between them and the measured rounds. */
+export interface WarmUp {
+  readonly rounds: number
+  /** E.g. starting a profiler: the measured rounds alone are profiled. */
+  readonly after?: () => Promise<void>
+}
+
 /**
  * A working clone of `source` pushes SMALL_COMMITS new commits to `remotes.push` (which already
  * holds `source`'s history) and a second clone fetches them from `remotes.fetch` (the same
  * repository), then fetches again (nothing new), `rounds` times; the server's own and its
  * children's CPU are read around each operation, as is this process's children's (the client).
+ *
+ * The `warmUp` rounds before them are measured apart (`cold`): a server that has just started runs
+ * its request path's code unoptimized until each function has run a few hundred times (V8 tiers up
+ * to Maglev after ~400 calls), and its first pushes cost up to twice what a running server's do.
  */
 export const smallOperations = async (
   env: NodeJS.ProcessEnv,
@@ -161,7 +172,8 @@ export const smallOperations = async (
   directory: string,
   remotes: { readonly push: string; readonly fetch: string },
   serverPid: number,
-  rounds: number
+  rounds: number,
+  warmUp: WarmUp = { rounds: 0 }
 ) => {
   const remote = remotes.push
   const pusher = Path.join(directory, "pusher")
@@ -173,10 +185,8 @@ export const smallOperations = async (
   // includes the receiving git's, the whole cost of a push without Kiln.
   const onDisk = Path.join(directory, "on-disk.git")
   await git(env, ["clone", "-q", "--bare", `file://${source}`, onDisk])
-  const diskPush = noCpu()
-  const push = noCpu()
-  const fetch = noCpu()
-  const idleFetch = noCpu()
+  const measured = { diskPush: noCpu(), push: noCpu(), fetch: noCpu(), idleFetch: noCpu() }
+  const cold = { diskPush: noCpu(), push: noCpu(), fetch: noCpu(), idleFetch: noCpu() }
   // The server and its helper processes (the git launcher, a Node process that starts git for it):
   // their own CPU is Kiln's, their reaped children's is git's.
   // A profiled server's (--cpu-prof) profiler thread is the measurement's cost, not Kiln's: left out.
@@ -217,7 +227,9 @@ export const smallOperations = async (
     into.client += (clientAfter.children - client.children) * 1000
   }
   const identity = ["-c", "user.name=Bench", "-c", "user.email=bench@bench.invalid"]
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < warmUp.rounds + rounds; round++) {
+    if (round === warmUp.rounds) await warmUp.after?.()
+    const { diskPush, push, fetch, idleFetch } = round < warmUp.rounds ? cold : measured
     for (let commit = 0; commit < SMALL_COMMITS; commit++) {
       const n = round * SMALL_COMMITS + commit
       const i = (n * 131) % FILES
@@ -231,7 +243,7 @@ export const smallOperations = async (
     // Then again with nothing new (a CI job polling, a mirror checking): only the refs are listed.
     await measure(idleFetch, () => git(env, ["fetch", "-q", "origin"], { cwd: fetcher }))
   }
-  return { push, fetch, idleFetch, diskPush }
+  return { ...measured, cold, warmUpRounds: warmUp.rounds }
 }
 
 /** The report of `smallOperations`: a line per operation, and the ratios the targets bound. */
@@ -242,8 +254,9 @@ export const reportSmallOperations = (small: Awaited<ReturnType<typeof smallOper
     [`fetch of ${SMALL_COMMITS} new commits`, small.fetch],
     ["fetch of nothing new", small.idleFetch]
   ] as const
+  const after = small.warmUpRounds > 0 ? ` after ${small.warmUpRounds} warm-up rounds` : ""
   const lines = operations.map(([label, cpu]) =>
-    `${label} (${rounds} rounds): Kiln CPU (server and git launcher) ${perOp(cpu.server)} ms, ` +
+    `${label} (${rounds} rounds${after}): Kiln CPU (server and git launcher) ${perOp(cpu.server)} ms, ` +
     `git CPU ${perOp(cpu.git)} ms per operation, ×${(cpu.server / cpu.git).toFixed(2)} ` +
     `(Kiln's: main thread ${perOp(cpu.mainThread)}, other threads ${perOp(cpu.otherThreads)}, launcher ${perOp(cpu.launcher)}; ` +
     `kernel ${perOp(cpu.serverSystem)}); ` +
@@ -256,6 +269,13 @@ export const reportSmallOperations = (small: Awaited<ReturnType<typeof smallOper
   lines.push(`push of ${SMALL_COMMITS} new commits to the file system: ${perOp(small.diskPush.client)} ms CPU, ` +
     `${perOp(small.diskPush.wall)} ms wall; through Kiln all CPU (client + Kiln + git) ×${pushCpuRatio.toFixed(2)}, ` +
     `without Kiln's own (client + git) ×${pushCpuFloor.toFixed(2)}`)
+  if (small.warmUpRounds > 0) {
+    const { cold } = small
+    const coldOp = (cpu: OperationCpu) =>
+      `Kiln ${(cpu.server / small.warmUpRounds).toFixed(1)} ms, git ${(cpu.git / small.warmUpRounds).toFixed(1)} ms (×${(cpu.server / cpu.git).toFixed(2)})`
+    lines.push(`the ${small.warmUpRounds} warm-up rounds (a just-started server), CPU per operation: push ${coldOp(cold.push)}; ` +
+      `fetch ${coldOp(cold.fetch)}; nothing new Kiln ${(cold.idleFetch.server / small.warmUpRounds).toFixed(1)} ms`)
+  }
   return {
     lines,
     pushRatio: small.push.server / small.push.git,
@@ -331,11 +351,13 @@ const runOn = async (
     // embedded) against its git children's (receive-pack, upload-pack and what they run), from
     // /proc: CPU time is steady on a shared machine where wall time is not.
     const profiler = cpuProfileDir === undefined ? undefined : await InspectorProfiler.connect(logFile, server.pid)
-    await profiler?.start()
     const anonymous = new URL(remote("bench-0"))
     anonymous.username = ""
     anonymous.password = ""
-    const small = await smallOperations(env, source, scratch("small"), { push: remote("bench-0"), fetch: anonymous.toString() }, server.pid, settings.gitRounds)
+    const small = await smallOperations(env, source, scratch("small"), { push: remote("bench-0"), fetch: anonymous.toString() }, server.pid, settings.gitRounds, {
+      rounds: settings.gitWarmUpRounds,
+      after: async () => profiler?.start()
+    })
     if (profiler !== undefined && cpuProfileDir !== undefined) {
       await profiler.stop(Path.join(cpuProfileDir, `git-${kind}-small${InspectorProfiler.operationsSuffix}`))
       profiler.close()

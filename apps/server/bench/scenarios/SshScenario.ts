@@ -194,7 +194,9 @@ const runOn = async (
 
     // CPU per small operation over SSH, as the git scenario measures it over HTTP: every operation is a
     // connection of its own (key exchange, sign-in, one exec), as git makes it.
-    const small = await smallOperations(sshEnv, source, scratch("small"), { push: kilnUrl("served"), fetch: kilnUrl("served") }, server.pid, settings.gitRounds)
+    const small = await smallOperations(sshEnv, source, scratch("small"), { push: kilnUrl("served"), fetch: kilnUrl("served") }, server.pid, settings.gitRounds, {
+      rounds: settings.gitWarmUpRounds
+    })
     const report = reportSmallOperations(small, settings.gitRounds)
     for (const line of report.lines) log(`[${kind}] over SSH: ${line}`)
 
