@@ -6,6 +6,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Duration, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import * as ArrayBufferReclaimer from "./platform/ArrayBufferReclaimer.ts"
 import * as KilnConfig from "./config/KilnConfig.ts"
+import * as DirectRoutes from "./http/DirectRoutes.ts"
 import { createNodeServer } from "./http/NodeServer.ts"
 import * as KilnServer from "./KilnServer.ts"
 import * as ProcessFailures from "./platform/ProcessFailures.ts"
@@ -16,14 +17,15 @@ import * as StartupMemoryRelease from "./platform/StartupMemoryRelease.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
-  const server = () => createNodeServer({ idleMillis: config.httpIdleTimeoutSeconds * 1000 })
-  return NodeHttpServer.layer(server, {
+  const directRoutes = DirectRoutes.makeTable()
+  const server = () => createNodeServer({ idleMillis: config.httpIdleTimeoutSeconds * 1000, directRoutes })
+  return Layer.merge(Layer.succeed(DirectRoutes.DirectRoutes, directRoutes), NodeHttpServer.layer(server, {
     port: config.httpPort,
     host: config.httpHost,
     // On SIGTERM: stop accepting, let in-flight requests (clones and pushes included) finish for
     // this long, then interrupt what is left.
     gracefulShutdownTimeout: Duration.seconds(config.shutdownTimeout)
-  })
+  }))
 }))
 
 export const ServerLive = Layer.mergeAll(SshServer.layer, ServSocket.layer, StartupMemoryRelease.layer).pipe(

@@ -3,12 +3,14 @@
  * `HttpServer` whose `serve` keeps the request handler it is given, and a Node handler that passes
  * it the requests under the root URL's path with that path stripped, as a proxy in front of Kiln
  * (or Forgejo) would. Every URL Kiln writes still carries the path: it comes from the root URL.
+ * The direct routes (DirectRoutes.ts) are asked first, as a listening server asks them.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Deferred, Effect, Layer, Result } from "effect"
 import { HttpServer } from "effect/http"
 import { NetAddress } from "effect/net"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { DirectRoutes, makeTable } from "../http/DirectRoutes.ts"
 
 /** A Node `request` listener, usable as Express-style middleware: `next()` for other paths. */
 export type NodeRequestHandler = (
@@ -33,6 +35,7 @@ const addressOf = (rootUrl: string): NetAddress.SocketAddress => {
 /** An HttpServer that listens nowhere: `MountPoint` hands out what it would have served. */
 export const layer = (rootUrl: string) => Layer.effectContext(Effect.gen(function*() {
   const served = yield* Deferred.make<(request: IncomingMessage, response: ServerResponse) => void>()
+  const directRoutes = makeTable()
   const server = HttpServer.make({
     address: addressOf(rootUrl),
     serve: (app, middleware) =>
@@ -43,8 +46,12 @@ export const layer = (rootUrl: string) => Layer.effectContext(Effect.gen(functio
         yield* Deferred.succeed(served, handler)
       })
   })
+  const handler = Effect.map(Deferred.await(served), (serve) => (request: IncomingMessage, response: ServerResponse) => {
+    if (!directRoutes.take(request, response)) serve(request, response)
+  })
   return Context.make(HttpServer.HttpServer, server).pipe(
-    Context.add(MountPoint, MountPoint.of({ handler: Deferred.await(served) }))
+    Context.add(MountPoint, MountPoint.of({ handler })),
+    Context.add(DirectRoutes, directRoutes)
   )
 })).pipe(Layer.provideMerge(NodeHttpServer.layerHttpServices))
 

@@ -75,18 +75,23 @@ export const loggedPath = (url: string): string => {
   return `${url.slice(0, question)}?${parts.join("&")}`
 }
 
+/** The line of a request that started at `startedMs` (`performance.now()`) and ended now. */
+export const logRequest = (method: string, url: string, status: number, startedMs: number, remote: string): void => {
+  const durationMs = Math.round((performance.now() - startedMs) * 100) / 100
+  write(
+    `{"message":"request","level":"INFO","timestamp":"${now()}","method":${JSON.stringify(method)},"path":${
+      JSON.stringify(loggedPath(url))
+    },"status":${status},"durationMs":${durationMs},"remote":${JSON.stringify(remote)}}\n`
+  )
+}
+
 export const accessLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const started = performance.now()
     return Effect.onExit(app, (exit) => {
       const status = exit._tag === "Success" ? exit.value.status : 500
       const remote = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : ""
-      const durationMs = Math.round((performance.now() - started) * 100) / 100
-      write(
-        `{"message":"request","level":"INFO","timestamp":"${now()}","method":${JSON.stringify(request.method)},"path":${
-          JSON.stringify(loggedPath(request.url))
-        },"status":${status},"durationMs":${durationMs},"remote":${JSON.stringify(remote)}}\n`
-      )
+      logRequest(request.method, request.url, status, started, remote)
       return Effect.void
     })
   })

@@ -28,7 +28,9 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { GitDecisions } from "../git/GitDecisions.ts"
 import { GitProcessPool } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
-import { anonymousGitRefusal } from "./ratelimit/GitAdmission.ts"
+import { logRequest } from "./AccessLog.ts"
+import type { DirectRoute } from "./DirectRoutes.ts"
+import { anonymousGitRefusal, refuseAnonymousGit } from "./ratelimit/GitAdmission.ts"
 import { RateLimiter } from "./ratelimit/RateLimiter.ts"
 import { pathnameOf } from "./RequestTarget.ts"
 
@@ -212,6 +214,31 @@ export const make = Effect.gen(function*() {
       return HttpServerResponse.empty({ status: res.statusCode })
     })
 
+  /**
+   * The smart HTTP requests served without the application (DirectRoutes.ts), which would only log
+   * them: its middleware leaves git's alone but for the client's address, the metrics and the
+   * cross-site guard. So the requests those would act on go to it: all of them behind trusted
+   * proxies or with metrics served, and any that carries `X-Forwarded-For` (warned about there), an
+   * `Origin` or a `Sec-Fetch-Site` (which git never sends), or comes with another method than GET
+   * and POST (a HEAD is answered as a GET there).
+   */
+  const direct: DirectRoute | undefined = config.trustedProxies.length > 0 || Option.isSome(config.metricsToken)
+    ? undefined
+    : (req, res) => {
+      const { headers, method } = req
+      if (method !== "GET" && method !== "POST") return false
+      if (headers["x-forwarded-for"] !== undefined || headers.origin !== undefined || headers["sec-fetch-site"] !== undefined) return false
+      const url = req.url ?? "/"
+      if (!isSmartHttpPath(pathnameOf(url))) return false
+      const address = req.socket.remoteAddress ?? ""
+      if (config.accessLog) {
+        const started = performance.now()
+        res.once("close", () => logRequest(method, url, res.statusCode, started, address))
+      }
+      if (!refuseAnonymousGit(limiter, req, res, address === "" ? "unknown" : address)) handler(req, res)
+      return true
+    }
+
   const fallback: GitFallback = (request) => isSmartHttpPath(pathnameOf(request.url)) ? serve(request) : undefined
-  return { fallback, isGitPath: (url: string) => isSmartHttpPath(pathnameOf(url)) }
+  return { fallback, direct, isGitPath: (url: string) => isSmartHttpPath(pathnameOf(url)) }
 })

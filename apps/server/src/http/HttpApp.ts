@@ -40,6 +40,7 @@ import * as EditorConfigMatcherLive from "../platform/editorconfig/EditorConfigM
 import { accessLog } from "./AccessLog.ts"
 import { conditionalResponses } from "./conditional/ConditionalResponses.ts"
 import { headAsGet } from "./conditional/HeadRequests.ts"
+import { DirectRoutes } from "./DirectRoutes.ts"
 import { ValidatorCache } from "./conditional/ValidatorCache.ts"
 import { corsResponses, listedOrigin } from "./cors/CorsResponses.ts"
 import { rateLimitHeaders } from "./ratelimit/RateLimitHeaders.ts"
@@ -102,6 +103,8 @@ export const layer = Layer.unwrap(Effect.gen(function*() {
     decorate: declareKilnHeaders
   })
   const smartHttp = yield* GitRoutes.make
+  const directRoutes = yield* Effect.serviceOption(DirectRoutes)
+  if (Option.isSome(directRoutes) && smartHttp.direct !== undefined) directRoutes.value.add(smartHttp.direct)
   // The LFS API is git's too: its uploads are unlimited streams, its answers its own JSON, and it
   // reads its bodies itself (within KILN_HTTP_MAX_BODY_SIZE).
   const git = {

@@ -16,6 +16,7 @@ import * as AdminBootstrap from "../../src/AdminBootstrap.ts"
 import * as BackgroundWork from "../../src/BackgroundWork.ts"
 import * as Application from "../../src/Application.ts"
 import { KilnConfig, type KilnSettings } from "../../src/config/KilnConfig.ts"
+import * as DirectRoutes from "../../src/http/DirectRoutes.ts"
 import * as HttpApp from "../../src/http/HttpApp.ts"
 import * as MarkdownRenderer from "../../src/MarkdownRenderer.ts"
 import { ScryptCost } from "../../src/platform/ScryptPasswordHasher.ts"
@@ -98,6 +99,15 @@ export const applicationLive = (scryptCost: number) =>
 
 export const ApplicationLive = applicationLive(TEST_SCRYPT_COST)
 
+/** A server on a free port of the loopback asking its direct routes first, as the server Kiln runs does. */
+const listening = Layer.unwrap(Effect.sync(() => {
+  const table = DirectRoutes.makeTable()
+  return Layer.merge(
+    Layer.succeed(DirectRoutes.DirectRoutes, table),
+    NodeHttpServer.layer(() => DirectRoutes.routeDirectly(createServer(), table), { port: 0, host: "127.0.0.1" })
+  )
+}))
+
 /** `scryptCost`: log2 of N for password hashes; production's 17 where a test needs real cost. */
 export const layer = (overrides: Partial<KilnSettings> = {}, options: { readonly scryptCost?: number } = {}) =>
   HttpApp.layer.pipe(
@@ -108,7 +118,7 @@ export const layer = (overrides: Partial<KilnSettings> = {}, options: { readonly
     Layer.provideMerge(MarkdownRenderer.layer),
     Layer.provideMerge(options.scryptCost === undefined ? ApplicationLive : applicationLive(options.scryptCost)),
     Layer.provideMerge(SigningKey.layer),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(listening),
     Layer.provideMerge(ServerMetrics.layer),
     Layer.provideMerge(Layer.succeed(KilnConfig, testSettings(overrides)))
   )

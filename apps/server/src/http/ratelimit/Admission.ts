@@ -11,7 +11,7 @@ import { Effect, type Option } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import type { Principal } from "@kiln/domain/auth/Authentication"
 import { ApiTooManyRequests } from "../ApiErrors.ts"
-import type { RateLimiter, Resource } from "./RateLimiter.ts"
+import type { Budget, RateLimiter, Resource } from "./RateLimiter.ts"
 import * as RequestBudgets from "./RequestBudgets.ts"
 
 /** Endpoints (by name) that spend the search budget. */
@@ -35,14 +35,27 @@ export const reserve = (
   principal: Option.Option<Principal>,
   resource: Resource
 ): string | undefined => {
-  const budget = limiter.budgetOf(principal, clientAddress(request), resource)
+  const spent = spend(limiter, principal, clientAddress(request), resource)
+  if (spent === undefined) return undefined
+  RequestBudgets.record(request.source, { budget: spent.budget, spends: !spent.exhausted, exhausted: spent.exhausted })
+  return spent.exhausted ? refusalOf(spent.budget) : undefined
+}
+
+/** Spends one request of the budget of `principal`, or of `address` without one: undefined when there is no budget. */
+export const spend = (
+  limiter: RateLimiter["Service"],
+  principal: Option.Option<Principal>,
+  address: string,
+  resource: Resource
+): { readonly budget: Budget; readonly exhausted: boolean } | undefined => {
+  const budget = limiter.budgetOf(principal, address, resource)
   if (budget === undefined) return undefined
   const exhausted = limiter.state(budget).remaining === 0
-  RequestBudgets.record(request.source, { budget, spends: !exhausted, exhausted })
-  if (exhausted) return `API rate limit exceeded for ${budget.subject}`
-  limiter.spend(budget)
-  return undefined
+  if (!exhausted) limiter.spend(budget)
+  return { budget, exhausted }
 }
+
+export const refusalOf = (budget: Budget): string => `API rate limit exceeded for ${budget.subject}`
 
 export const admit = (
   limiter: RateLimiter["Service"],

@@ -16,6 +16,9 @@ export const headersOf = (state: BudgetState, resource: string): Record<string, 
   "x-ratelimit-resource": resource
 })
 
+/** `Retry-After` of a spent budget: seconds until its window resets, at least one. */
+export const retryAfterOf = (state: BudgetState): string => String(Math.max(1, state.reset - Math.floor(Date.now() / 1000)))
+
 export const rateLimitHeaders = (limiter: RateLimiter["Service"]) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
@@ -25,6 +28,6 @@ export const rateLimitHeaders = (limiter: RateLimiter["Service"]) =>
       if (spent.spends && response.status === 304) limiter.refund(spent.budget)
       const state = limiter.state(spent.budget)
       const headers = headersOf(state, spent.budget.resource)
-      if (spent.exhausted) headers["retry-after"] = String(Math.max(1, state.reset - Math.floor(Date.now() / 1000)))
+      if (spent.exhausted) headers["retry-after"] = retryAfterOf(state)
       return HttpServerResponse.setHeaders(response, headers)
     }))
