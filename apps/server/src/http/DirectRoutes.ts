@@ -2,9 +2,9 @@
  * Requests a plain Node handler answers ahead of the Effect application: git's smart HTTP, whose
  * handler is Node's own (SmartHttp.ts). Through the application its request fiber, router and
  * middleware only wrapped that handler, for ~0.2 ms of CPU per request back to back and ~0.5 ms
- * after a pause, which is how a git operation's requests come (each waits for the client's git): a
- * third of a fetch of nothing new. A route takes a request (true: it answers it) or declines it
- * (false), and the application answers what every route declined.
+ * after a pause, which is how a git operation's requests come (each waits for the client's git):
+ * ~1 ms of the ~5 of a fetch of nothing new. A route takes a request (true: it answers it) or
+ * declines it (false), and the application answers what every route declined.
  *
  * The server that listens (NodeServer.ts) or the mounted handler (MountedServer.ts) asks the routes
  * the application registered once built; before that, and where nothing provides this service (an
