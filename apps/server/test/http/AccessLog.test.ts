@@ -5,26 +5,12 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { capturedStdout as captured } from "../support/CapturedOutput.ts"
 import { admin, request } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 
-/** What the server writes to standard output while `effect` runs (the log is flushed on the next turn). */
-const capturedStdout = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const lines: Array<string> = []
-    const write = process.stdout.write.bind(process.stdout)
-    process.stdout.write = ((chunk: string | Uint8Array) => {
-      lines.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk))
-      return true
-    }) as typeof process.stdout.write
-    try {
-      yield* effect
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
-    } finally {
-      process.stdout.write = write
-    }
-    return lines.join("")
-  })
+/** Standard output while `effect` runs. */
+const capturedStdout = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.map(captured(effect), ({ output }) => output)
 
 layer(TestServer.layer({ accessLog: true }), { timeout: "60 seconds" })("access log", (it) => {
   it.effect("redacts credential query values and never writes the Authorization header", () =>

@@ -7,6 +7,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Http from "node:http"
+import { capturedStdout } from "../support/CapturedOutput.ts"
 import { baseUrl } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 
@@ -27,24 +28,6 @@ const get = (path: string, headers: Record<string, string> = {}) =>
           resume(Effect.succeed({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString("utf8") })))
       })
     }))
-
-/** What the server writes to standard output while `effect` runs (the log is flushed within 20 ms). */
-const capturedStdout = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const lines: Array<string> = []
-    const write = process.stdout.write.bind(process.stdout)
-    process.stdout.write = ((chunk: string | Uint8Array) => {
-      lines.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk))
-      return true
-    }) as typeof process.stdout.write
-    try {
-      const value = yield* effect
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
-      return { value, output: lines.join("") }
-    } finally {
-      process.stdout.write = write
-    }
-  })
 
 const BUDGET = 3
 
