@@ -17,15 +17,14 @@ import * as StartupMemoryRelease from "./platform/StartupMemoryRelease.ts"
 
 const HttpServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* KilnConfig.KilnConfig
-  const directRoutes = DirectRoutes.makeTable()
-  const server = () => createNodeServer({ idleMillis: config.httpIdleTimeoutSeconds * 1000, directRoutes })
-  return Layer.merge(Layer.succeed(DirectRoutes.DirectRoutes, directRoutes), NodeHttpServer.layer(server, {
-    port: config.httpPort,
-    host: config.httpHost,
-    // On SIGTERM: stop accepting, let in-flight requests (clones and pushes included) finish for
-    // this long, then interrupt what is left.
-    gracefulShutdownTimeout: Duration.seconds(config.shutdownTimeout)
-  }))
+  return DirectRoutes.serving((directRoutes) =>
+    NodeHttpServer.layer(() => createNodeServer({ idleMillis: config.httpIdleTimeoutSeconds * 1000, directRoutes }), {
+      port: config.httpPort,
+      host: config.httpHost,
+      // On SIGTERM: stop accepting, let in-flight requests (clones and pushes included) finish for
+      // this long, then interrupt what is left.
+      gracefulShutdownTimeout: Duration.seconds(config.shutdownTimeout)
+    }))
 }))
 
 export const ServerLive = Layer.mergeAll(SshServer.layer, ServSocket.layer, StartupMemoryRelease.layer).pipe(

@@ -11,7 +11,7 @@
  * Effect router embedding Kiln), every request goes to the application.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import { Context } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 export type DirectRoute = (request: IncomingMessage, response: ServerResponse) => boolean
 
@@ -31,6 +31,13 @@ export const makeTable = (): DirectRouteTable => {
     take: (request, response) => routes.some((route) => route(request, response))
   }
 }
+
+/** `server` built with a fresh table (to hand to `routeDirectly`), and the table as `DirectRoutes`. */
+export const serving = <A, E, R>(server: (table: DirectRouteTable) => Layer.Layer<A, E, R>) =>
+  Layer.unwrap(Effect.sync(() => {
+    const table = makeTable()
+    return Layer.merge(Layer.succeed(DirectRoutes, table), server(table))
+  }))
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void
 

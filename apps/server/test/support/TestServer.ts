@@ -100,13 +100,9 @@ export const applicationLive = (scryptCost: number) =>
 export const ApplicationLive = applicationLive(TEST_SCRYPT_COST)
 
 /** A server on a free port of the loopback asking its direct routes first, as the server Kiln runs does. */
-const listening = Layer.unwrap(Effect.sync(() => {
-  const table = DirectRoutes.makeTable()
-  return Layer.merge(
-    Layer.succeed(DirectRoutes.DirectRoutes, table),
-    NodeHttpServer.layer(() => DirectRoutes.routeDirectly(createServer(), table), { port: 0, host: "127.0.0.1" })
-  )
-}))
+const listening = DirectRoutes.serving((table) =>
+  NodeHttpServer.layer(() => DirectRoutes.routeDirectly(createServer(), table), { port: 0, host: "127.0.0.1" })
+)
 
 /** `scryptCost`: log2 of N for password hashes; production's 17 where a test needs real cost. */
 export const layer = (overrides: Partial<KilnSettings> = {}, options: { readonly scryptCost?: number } = {}) =>
