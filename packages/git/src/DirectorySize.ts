@@ -18,6 +18,8 @@ const ENTRIES_PER_TURN = 512
 
 interface WalkState {
   readonly settled: SettledDirectorySizes | undefined
+  /** When the walk began: a directory's mtime is read after it, so its total is settled no later than measured from here. */
+  readonly startedAtMs: number
   looked: number
 }
 
@@ -31,7 +33,7 @@ const isVanished = (error: unknown): boolean => error instanceof Error && "code"
  * totals of object directories unchanged since they were last measured are reused.
  */
 export const directorySize = async (path: string, settled?: SettledDirectorySizes): Promise<number> =>
-  sizeUnder(path.length > 1 && path.endsWith(sep) ? path.slice(0, -1) : path, true, { settled, looked: 0 })
+  sizeUnder(path.length > 1 && path.endsWith(sep) ? path.slice(0, -1) : path, true, { settled, startedAtMs: Date.now(), looked: 0 })
 
 /** `path.join` normalizes, and allocates for it, on every one of the walk's thousands of entries. */
 const child = (directory: string, name: string): string => `${directory}${sep}${name}`
@@ -44,7 +46,7 @@ const child = (directory: string, name: string): string => `${directory}${sep}${
 const sizeUnder = (path: string, top: boolean, state: WalkState): number | Promise<number> => {
   const { settled } = state
   if (settled === undefined || !settled.applies(path)) return walk(path, top, state)
-  const readAtMs = Date.now()
+  const readAtMs = state.startedAtMs
   // Synchronous: one call per object directory (257 at most), ~3 µs each where a promise's costs ~20.
   const info = statSync(path, { throwIfNoEntry: top })
   if (info === undefined) return 0

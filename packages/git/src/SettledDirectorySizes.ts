@@ -35,7 +35,9 @@ const settledAfterMs = (mtimeMs: number): number => mtimeMs % 1_000 === 0 ? COAR
 export type FileSizes = ReadonlyMap<string, number>
 
 export class SettledDirectorySizes {
-  private readonly totals = new Map<string, { readonly mtimeMs: number; readonly bytes: number }>()
+  /** `used`: when last looked up or remembered, in `uses`' count (read on every push's ~257 lookups, reordered on none). */
+  private readonly totals = new Map<string, { readonly mtimeMs: number; readonly bytes: number; used: number }>()
+  private uses = 0
   private readonly maxEntries: number
   private readonly files = new Map<string, FileSizes>()
   private filesHeld = 0
@@ -64,22 +66,26 @@ export class SettledDirectorySizes {
       this.totals.delete(path)
       return undefined
     }
-    // Most recently used last.
-    this.totals.delete(path)
-    this.totals.set(path, known)
+    known.used = ++this.uses
     return known.bytes
   }
 
   /** Remembers `bytes` measured after reading `mtimeMs` at `readAtMs`, if that mtime was settled then. */
   remember(path: string, mtimeMs: number, readAtMs: number, bytes: number): void {
     if (readAtMs - mtimeMs < settledAfterMs(mtimeMs)) return
-    this.totals.delete(path)
-    this.totals.set(path, { mtimeMs, bytes })
-    while (this.totals.size > this.maxEntries) {
-      const oldest = this.totals.keys().next()
-      if (oldest.done === true) break
-      this.totals.delete(oldest.value)
-    }
+    this.totals.set(path, { mtimeMs, bytes, used: ++this.uses })
+    if (this.totals.size > this.maxEntries) this.forgetLeastUsed()
+  }
+
+  /**
+   * The least recently used tenth of the totals goes at once: a sort per tenth of the bound's
+   * insertions, where moving each entry to the end of the map on every lookup cost a fifth of a
+   * push's measurement (2.2 against 1.7 ms for a repository's 258 object directories).
+   */
+  private forgetLeastUsed(): void {
+    const keep = this.maxEntries - Math.floor(this.maxEntries / 10)
+    const byUse = [...this.totals].sort(([, a], [, b]) => a.used - b.used)
+    for (const [path] of byUse.slice(0, this.totals.size - keep)) this.totals.delete(path)
   }
 
   /** The sizes of the files last read in `path` by name, when it is a loose-object directory read before. */
