@@ -54,7 +54,7 @@ class SessionLock {
 interface Session {
   readonly lock: SessionLock
   /** What `listen` was given, by channel: the session listens on each channel here. */
-  readonly listeners: Map<string, Set<() => void>>
+  readonly listeners: Map<string, Set<(payload: string) => void>>
   /** Clean-ups of connections that are closing, so the owner can wait for them before `db.close()`. */
   readonly closing: Set<Promise<void>>
   /** Connections opened and not yet closed. */
@@ -102,10 +102,12 @@ const readOutput = (session: Session, output: Buffer): number | undefined => {
     const type = output[offset]
     if (type === READY_FOR_QUERY) status = output[offset + 5]
     else if (type === NOTIFICATION_RESPONSE) {
-      // The backend's process id (4 bytes), then the channel's name ending in a zero byte.
+      // The backend's process id (4 bytes), then the channel's name and the payload, each ending in a zero byte.
       const channelStart = offset + 9
-      const channel = output.toString("utf8", channelStart, output.indexOf(0, channelStart))
-      for (const listener of session.listeners.get(channel) ?? []) listener()
+      const channelEnd = output.indexOf(0, channelStart)
+      const channel = output.toString("utf8", channelStart, channelEnd)
+      const payload = output.toString("utf8", channelEnd + 1, output.indexOf(0, channelEnd + 1))
+      for (const listener of session.listeners.get(channel) ?? []) listener(payload)
     }
     offset += 1 + length
   }
@@ -285,10 +287,10 @@ const runOnSession = async (db: PGlite, queries: ReadonlyArray<Buffer>): Promise
 }
 
 /**
- * Calls `listener` for each notification on `channel` raised by what any connection to `db` commits,
+ * Calls `listener` with the payload of each notification on `channel` raised by what any connection to `db` commits,
  * from once the returned promise resolves; the function it resolves to stops that.
  */
-export const listen = async (db: PGlite, channel: string, listener: () => void): Promise<() => Promise<void>> => {
+export const listen = async (db: PGlite, channel: string, listener: (payload: string) => void): Promise<() => Promise<void>> => {
   if (!isChannelName(channel)) throw new Error(`not a channel name: ${channel}`)
   const session = sessionOf(db)
   const listeners = session.listeners.get(channel) ?? new Set()

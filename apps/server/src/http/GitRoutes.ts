@@ -25,7 +25,7 @@ import {
 } from "@kiln/git"
 import { DataChanges } from "@kiln/domain/changes/DataChanges"
 import { KilnConfig } from "../config/KilnConfig.ts"
-import { GitDecisions } from "../git/GitDecisions.ts"
+import { decisionVersion, GitDecisions } from "../git/GitDecisions.ts"
 import { GitProcessPool } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { logRequest } from "./AccessLog.ts"
@@ -171,7 +171,7 @@ export const make = Effect.gen(function*() {
 
   const authorize = (request: GitAccessRequest): Promise<GitAccessDecision> => {
     // Read before deciding: a change committed meanwhile moves it, and the decision is not reused.
-    const version = changes.version()
+    const version = decisionVersion(changes, request.service, config.quotaEnforce)
     const key = version === undefined ? undefined : decisions.keyOf(request)
     const kept = key === undefined || version === undefined ? undefined : decisions.get(key, version)
     // The slots' share goes by the address of this request's anonymous caller.

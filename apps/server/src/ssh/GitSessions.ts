@@ -63,7 +63,7 @@ export const make = Effect.gen(function*() {
   const identities = yield* SshIdentities
   // Where no data version is kept (`kiln serv`), every command reads its key again.
   const changes = yield* Effect.serviceOption(DataChanges)
-  const version = () => Option.isSome(changes) ? changes.value.version() : undefined
+  const version = () => Option.isSome(changes) ? changes.value.accessVersion() : undefined
   const lfs = yield* Effect.serviceOption(LfsAuthenticate)
   const metrics = yield* Effect.serviceOption(ServerMetrics)
   const services = yield* Effect.context<never>()

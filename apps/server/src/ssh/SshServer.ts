@@ -83,7 +83,8 @@ export const make = Effect.gen(function*() {
   const config = yield* KilnConfig
   const identities = yield* SshIdentities
   const changes = yield* Effect.serviceOption(DataChanges)
-  const dataVersion = () => Option.isSome(changes) ? changes.value.version() : undefined
+  // An identity depends on keys and accounts, never on a repository's contents (which every push moves).
+  const dataVersion = () => Option.isSome(changes) ? changes.value.accessVersion() : undefined
   const sessions = yield* GitSessions.make
   const metrics = yield* Effect.serviceOption(ServerMetrics)
   const hostKeys = yield* loadHostKeys({ dataDir: config.dataDir, paths: config.ssh.hostKeys })

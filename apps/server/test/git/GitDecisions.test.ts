@@ -1,11 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { GitAccessRequest } from "@kiln/git"
-import { GitDecisions } from "../../src/git/GitDecisions.ts"
+import { decisionVersion, GitDecisions } from "../../src/git/GitDecisions.ts"
 
 const request = (credentials?: { username: string; password: string }): GitAccessRequest =>
   ({ owner: "o", repo: "r", service: "git-upload-pack", credentials })
 
 describe("GitDecisions", () => {
+  it("keeps decisions for the access version, but a push's for the data version while quotas are enforced", () => {
+    const changes = { version: () => 7, accessVersion: () => 3, changed: () => {} }
+    assert.strictEqual(decisionVersion(changes, "git-upload-pack", false), 3)
+    assert.strictEqual(decisionVersion(changes, "git-upload-pack", true), 3)
+    assert.strictEqual(decisionVersion(changes, "git-receive-pack", false), 3)
+    assert.strictEqual(decisionVersion(changes, "git-receive-pack", true), 7)
+  })
+
   it("answers a decision at the version it was made at only, and not after its time", () => {
     let now = 0
     const decisions = new GitDecisions<string>({ maxEntries: 8, ttlMillis: 1_000, now: () => now })

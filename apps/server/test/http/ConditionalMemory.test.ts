@@ -41,7 +41,7 @@ describe("the validator cache's memory", () => {
   it.effect("does not remember answers to long URLs, and remembers short ones asked conditionally", () =>
     Effect.gen(function*() {
       const cache = new ValidatorCache({ maxBytes: 1024 * 1024 })
-      const middleware = conditionalResponses({ version: () => 1, changed: () => {} }, { exempt: () => false, changesNothing: () => false, remembers: () => true, cache })
+      const middleware = conditionalResponses({ version: () => 1, accessVersion: () => 1, changed: () => {} }, { exempt: () => false, changesNothing: () => false, remembers: () => true, cache })
       const app = Effect.succeed(HttpServerResponse.jsonUnsafe({ version: "1.1.1" }))
       const get = (url: string, headers: Record<string, string> = {}) =>
         Effect.provideService(

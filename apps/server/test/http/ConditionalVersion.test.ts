@@ -18,7 +18,7 @@ describe("the data version of remembered answers", () => {
   it.effect("moves for writes, pushes and downloads, not for the health check, a git fetch or a push's advertisement", () =>
     Effect.gen(function*() {
       let version = 0
-      const middleware = conditionalResponses({ version: () => version, changed: () => version++ }, {
+      const middleware = conditionalResponses({ version: () => version, accessVersion: () => version, changed: () => version++ }, {
         exempt: (url) => isSmartHttpPath(pathnameOf(url)) || isHealthRequest(url),
         changesNothing,
         remembers: () => true,

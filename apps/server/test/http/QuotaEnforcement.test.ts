@@ -6,8 +6,9 @@
  * says), the same writes go through.
  */
 import { assert, describe, layer } from "@effect/vitest"
+import { randomBytes } from "node:crypto"
 import { Effect } from "effect"
-import { at, baseUrl, createUser, request } from "../support/TestServer.ts"
+import { at, baseUrl, createToken, createUser, request } from "../support/TestServer.ts"
 import * as TestServer from "../support/TestServer.ts"
 import { cloneUrl, makeGitClient } from "./GitClient.ts"
 import { adminCall } from "./QuotaFixtures.ts"
@@ -85,6 +86,34 @@ describe("quota enforcement", () => {
         assert.strictEqual((yield* request("POST", "/api/v1/user/repos", { auth: base.auth, json: { name: "free" } })).status, 201)
         const clone = yield* client.run(["clone", "-q", url, client.path("again")])
         assert.strictEqual(clone.code, 0, clone.stderr)
+      })))
+  })
+
+  layer(TestServer.layer({ quotaEnforce: true }), { timeout: "240 seconds" })("on, pushing with a token", (it) => {
+    it.effect("refuses the push after the one that took its owner over quota", () =>
+      // A token's access decisions are kept across pushes (GitDecisions.ts); a push's quota check
+      // reads the sizes pushes change, so the second push is decided again and refused.
+      Effect.scoped(Effect.gen(function*() {
+        const grower = yield* createUser("grower")
+        assert.strictEqual((yield* request("POST", "/api/v1/user/repos", { auth: grower.auth, json: { name: "grows", auto_init: true } })).status, 201)
+        const token = yield* createToken(grower.auth, "grower", "pusher", ["write:repository", "read:user"])
+        const usage = yield* request("GET", "/api/v1/user/quota", { auth: grower.auth })
+        const used = Number(at(usage.body, "used", "size", "repos", "public"))
+        assert.isAbove(used, 0, usage.text)
+        yield* adminCall("POST", "/admin/quota/groups", 201, { name: "a-little-more", rules: [{ name: "repos", limit: used + 50_000, subjects: ["size:repos:all"] }] })
+        yield* adminCall("PUT", "/admin/quota/groups/a-little-more/users/grower", 204)
+
+        const client = yield* makeGitClient
+        const work = client.path("grows")
+        yield* client.git(["clone", "-q", cloneUrl(yield* baseUrl, "grower", "grows", { username: token, password: "" }), work])
+        // ~200 KB once compressed: past the limit once pushed.
+        yield* client.commit(work, { "blob.txt": randomBytes(200_000).toString("base64") }, "large")
+        const first = yield* client.run(["push", "origin", "HEAD"], { cwd: work })
+        assert.strictEqual(first.code, 0, first.stderr)
+        yield* client.commit(work, { "small.txt": "small\n" }, "small")
+        const second = yield* client.run(["push", "origin", "HEAD"], { cwd: work })
+        assert.notStrictEqual(second.code, 0)
+        assert.include(second.stderr, "413")
       })))
   })
 

@@ -22,6 +22,7 @@ import pendingDirectorySteps from "./0019_pending_directory_steps.ts"
 import releaseCounts from "./0020_release_counts.ts"
 import commitStatusContextHash from "./0021_commit_status_context_hash.ts"
 import changeTriggers from "./0022_change_triggers.ts"
+import contentChanges from "./0023_content_changes.ts"
 
 export const loader: Migrations.Loader = Migrations.fromRecord({
   "0001_accounts": accounts,
@@ -45,7 +46,8 @@ export const loader: Migrations.Loader = Migrations.fromRecord({
   "0019_pending_directory_steps": pendingDirectorySteps,
   "0020_release_counts": releaseCounts,
   "0021_commit_status_context_hash": commitStatusContextHash,
-  "0022_change_triggers": changeTriggers
+  "0022_change_triggers": changeTriggers,
+  "0023_content_changes": contentChanges
 })
 
 export const layer = Migrations.layer(loader)
