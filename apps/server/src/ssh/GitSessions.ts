@@ -14,6 +14,7 @@ import { parseSshCommand } from "@kiln/domain/ssh/SshCommand"
 import { DataChanges } from "@kiln/domain/changes/DataChanges"
 import { type SshIdentity, SshIdentities } from "@kiln/domain/ssh/SshIdentities"
 import { makeGitStreams, repositoryPath } from "@kiln/git"
+import { decisionVersion, GitDecisions } from "../git/GitDecisions.ts"
 import { GitProcessPool } from "../git/GitProcessPool.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as GitPushes from "../git/GitPushes.ts"
@@ -77,12 +78,26 @@ export const make = Effect.gen(function*() {
     onError: (error, request) => void run(Effect.logError(`git over SSH failed for ${request.owner}/${request.repo}`, error))
   })
 
+  /**
+   * Decisions kept as smart HTTP keeps them (GitDecisions.ts), by the key that signed in: a key is
+   * never guessed (its signature was checked), so refusals are kept too.
+   */
+  const decisions = new GitDecisions<GitAccessDecision>({ maxEntries: 4_096, ttlMillis: 60_000 })
+
   /** GitAccess's decision, an old name followed to the current one as git over SSH cannot be redirected. */
   const decide = async (identity: SshIdentity, owner: string, repo: string, operation: GitOperation) => {
+    const service = operation === "write" ? "git-receive-pack" : "git-upload-pack"
+    // Read before deciding: a change committed meanwhile moves it, and the decision is not kept.
+    const version = Option.isSome(changes) ? decisionVersion(changes.value, service, config.quotaEnforce) : undefined
+    const signedIn = { username: `${identity.caller._tag} ${identity.key.id}`, password: "" }
+    const key = version === undefined ? undefined : decisions.keyOf({ owner, repo, service, credentials: signedIn })
+    const kept = key === undefined || version === undefined ? undefined : decisions.get(key, version)
+    if (kept !== undefined) return kept
     let decision = await run(access.decide(identity.caller, owner, repo, operation))
     for (let moves = 0; decision.kind === "moved" && moves < MAX_MOVES; moves++) {
       decision = await run(access.decide(identity.caller, decision.owner, decision.repo, operation))
     }
+    if (key !== undefined && version !== undefined) decisions.set(key, version, decision)
     return decision
   }
 

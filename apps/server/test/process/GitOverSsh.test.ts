@@ -218,11 +218,14 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
     const elsewhere = await git.run(["ls-remote", `ssh://git@127.0.0.1:${sshPort}/root/other.git`])
     assert.include(elsewhere.stderr, "Kiln: Cannot find repository: root/other")
 
-    assert.strictEqual((await api("PATCH", "/repos/root/deployed", { archived: true })).status, 200)
+    // The owner's push is allowed, and its decision kept (GitSessions): archiving moves past it.
     const ownerGit = sshGit(owner, sshPort)
     const ownDir = join(ownerGit.home, "o")
     await ownerGit.run(["clone", "-q", `ssh://git@127.0.0.1:${sshPort}/root/deployed.git`, ownDir])
     await ownerGit.run(["commit", "-q", "--allow-empty", "-m", "y"], ownDir)
+    const before = await ownerGit.run(["push", "-q", "origin", "HEAD:refs/heads/early"], ownDir)
+    assert.strictEqual(before.code, 0, before.stderr)
+    assert.strictEqual((await api("PATCH", "/repos/root/deployed", { archived: true })).status, 200)
     const archived = await ownerGit.run(["push", "-q", "origin", "HEAD:refs/heads/late"], ownDir)
     assert.notStrictEqual(archived.code, 0)
     assert.include(archived.stderr, "Kiln: This repository is archived: it takes no pushes.")
