@@ -20,7 +20,7 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { ServerMetrics } from "../metrics/ServerMetrics.ts"
 
-/** An identity as a sign-in read it, and the data version it was read at (undefined: none could be trusted). */
+/** An identity as a sign-in read it, and the access version it was read at (undefined: none could be trusted). */
 export interface SignedIn {
   readonly identity: SshIdentity
   readonly version: number | undefined
@@ -62,7 +62,7 @@ export const make = Effect.gen(function*() {
   const access = yield* GitAccess
   const pushes = yield* GitPushes.make
   const identities = yield* SshIdentities
-  // Where no data version is kept (`kiln serv`), every command reads its key again.
+  // Where no data version is kept (`kiln serv`), every command reads its key again and decides anew.
   const changes = yield* Effect.serviceOption(DataChanges)
   const version = () => Option.isSome(changes) ? changes.value.accessVersion() : undefined
   const lfs = yield* Effect.serviceOption(LfsAuthenticate)
@@ -160,7 +160,7 @@ export const make = Effect.gen(function*() {
   /**
    * Serves `command` for the key `keyId` as it is now (deleted, or its account disabled since the
    * client signed in: refused). An empty command is an interactive login, which Kiln has none of.
-   * `signedIn`: the identity the sign-in read, taken as it is while the data version has not moved
+   * `signedIn`: the identity the sign-in read, taken as it is while the access version has not moved
    * since (nothing it was read from has changed, in any process).
    */
   const serveKey = async (

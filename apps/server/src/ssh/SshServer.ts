@@ -84,7 +84,7 @@ export const make = Effect.gen(function*() {
   const identities = yield* SshIdentities
   const changes = yield* Effect.serviceOption(DataChanges)
   // An identity depends on keys and accounts, never on a repository's contents (which every push moves).
-  const dataVersion = () => Option.isSome(changes) ? changes.value.accessVersion() : undefined
+  const accessVersion = () => Option.isSome(changes) ? changes.value.accessVersion() : undefined
   const sessions = yield* GitSessions.make
   const metrics = yield* Effect.serviceOption(ServerMetrics)
   const hostKeys = yield* loadHostKeys({ dataDir: config.dataDir, paths: config.ssh.hostKeys })
@@ -134,7 +134,7 @@ export const make = Effect.gen(function*() {
 
   const authenticate = (state: ConnectionState, client: Connection) => {
     let attempts = 0
-    // The identity whose signature was checked last, and the data version it was read at; each
+    // The identity whose signature was checked last, and the access version it was read at; each
     // command reads the key again once anything has changed since (GitSessions.serveKey).
     let identity: SignedIn | undefined
     // A client offers a key, then signs with it: the second attempt takes the first one's lookup.
@@ -153,7 +153,7 @@ export const make = Effect.gen(function*() {
       const { key, signature, blob, hashAlgo } = ctx
       const fingerprint = blobFingerprint(key.data)
       // The version before the read: a change committed while it runs moves past it.
-      if (offered?.fingerprint !== fingerprint) offered = { fingerprint, version: dataVersion(), found: run(identities.byFingerprint(fingerprint)) }
+      if (offered?.fingerprint !== fingerprint) offered = { fingerprint, version: accessVersion(), found: run(identities.byFingerprint(fingerprint)) }
       const { version } = offered
       offered.found.then((found) => {
         if (Option.isNone(found)) return ctx.reject(["publickey"])

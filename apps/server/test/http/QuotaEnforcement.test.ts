@@ -92,7 +92,8 @@ describe("quota enforcement", () => {
   layer(TestServer.layer({ quotaEnforce: true }), { timeout: "240 seconds" })("on, pushing with a token", (it) => {
     it.effect("refuses the push after the one that took its owner over quota", () =>
       // A token's access decisions are kept across pushes (GitDecisions.ts); a push's quota check
-      // reads the sizes pushes change, so the second push is decided again and refused.
+      // reads the sizes pushes change, so the second push is decided again and refused. (The test
+      // server's jobs also move the access version, so GitDecisions.test.ts holds that choice.)
       Effect.scoped(Effect.gen(function*() {
         const grower = yield* createUser("grower")
         assert.strictEqual((yield* request("POST", "/api/v1/user/repos", { auth: grower.auth, json: { name: "grows", auto_init: true } })).status, 201)
