@@ -45,12 +45,16 @@ export const stopProcess = async (child: ChildProcess.ChildProcess, graceMs = 15
  * Forks `entry` (a TypeScript file run by this same Node) with `config` as its only argument, and
  * waits for its `listening` message.
  */
-export const forkServer = (entry: URL, config: unknown, options: { readonly startTimeoutMs?: number } = {}): Promise<ChildServer> =>
+export const forkServer = (
+  entry: URL,
+  config: unknown,
+  options: { readonly startTimeoutMs?: number; readonly nodeFlags?: ReadonlyArray<string> } = {}
+): Promise<ChildServer> =>
   new Promise((resolve, reject) => {
     const child = ChildProcess.fork(entry, [JSON.stringify(config)], {
       execPath: process.execPath,
       // The driver's own flags (e.g. --cpu-prof) are not meant for the servers it starts.
-      execArgv: [],
+      execArgv: [...(options.nodeFlags ?? [])],
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
     const timeout = setTimeout(() => {

@@ -48,6 +48,9 @@ const flags: ReadonlyArray<ProcessFlag> = [
   }
 ]
 
+/** Every flag above, as the server runs with them unless its operator decided otherwise. */
+export const serverFlags: ReadonlyArray<string> = flags.map((flag) => flag.flag)
+
 /**
  * The arguments (`argv[0]` first) of this process run again with the flags it lacks, or undefined
  * when its Node flags (`execArgv`) already decide every one.
