@@ -1,7 +1,8 @@
 /**
  * Two ways to read commits: isomorphic-git with a warm pack cache (fast for repositories whose
- * packs fit the cache budget), and `git cat-file --batch` (memory bounded by what is read, for
- * repositories whose packs do not). GitStorageLive picks one per repository and call.
+ * packs fit the cache budget), and the repository's files one object at a time with `git cat-file
+ * --batch` for the rest (memory bounded by what is read, for repositories whose packs do not, or
+ * packs a push has just brought). GitStorageLive picks one per repository and call.
  */
 import { Errors, expandOid, readObject, resolveRef } from "isomorphic-git"
 import type { CommitInfo } from "@kiln/domain/git/CommitInfo"
@@ -10,6 +11,7 @@ import { isMissing, parseCommitObject, readPeeledCommitInfo } from "./CommitRead
 import type { GitCommandOptions } from "./GitCommand.ts"
 import { isomorphicGitFs as fs } from "./IsomorphicGitFs.ts"
 import { readRef } from "./RefFiles.ts"
+import { readStoredCommit } from "./StoredObjects.ts"
 
 export interface ObjectReader {
   /**
@@ -61,10 +63,35 @@ export const isomorphicReader = (gitdir: string, cache: object): ObjectReader =>
   }
 }
 
+/**
+ * What `<name>^{commit}` comes to, read from the repository's files (StoredObjects.ts): a commit,
+ * "none" (it peels to no commit), or undefined where git must be asked (a ref not found in files
+ * may still be found by git's wider lookup of names; an object stored as a delta).
+ */
+const storedCommit = (gitdir: string, name: string): CommitInfo | "none" | undefined => {
+  const id = fullId.test(name) ? name : readRef(gitdir, name)?.id
+  if (id === undefined) return undefined
+  const found = readStoredCommit(gitdir, id)
+  return found === "not a commit" ? "none" : found === undefined ? undefined : parseCommitObject(found.id, found.content)
+}
+
+/**
+ * Reads through git (`git cat-file`) what the repository's files cannot answer directly: most
+ * commits a read asks for (branch tips, pushed commits) are stored whole, and each then costs a
+ * few synchronous reads instead of a process start.
+ */
 export const gitReader = (command: GitCommandOptions, gitdir: string): ObjectReader => ({
   commits: async (names) => {
-    const objects = await catFileBatch(command, gitdir, names.map((name) => `${name}^{commit}`))
-    return objects.map((object) => (object?.type === "commit" ? parseCommitObject(object.oid, object.content) : undefined))
+    const found = names.map((name) => storedCommit(gitdir, name))
+    const asked = names.filter((_, index) => found[index] === undefined)
+    const answered = await catFileBatch(command, gitdir, asked.map((name) => `${name}^{commit}`))
+    let next = 0
+    return found.map((commit) => {
+      if (commit === "none") return undefined
+      if (commit !== undefined) return commit
+      const object = answered[next++]
+      return object?.type === "commit" ? parseCommitObject(object.oid, object.content) : undefined
+    })
   },
   expand: async (prefix) => {
     // `^{object}`: the name is an object id prefix and nothing else (no ref of that name).
@@ -72,6 +99,9 @@ export const gitReader = (command: GitCommandOptions, gitdir: string): ObjectRea
     return object?.oid.startsWith(prefix) === true ? object.oid : undefined
   },
   rawCommit: async (id) => {
+    const stored = readStoredCommit(gitdir, id)
+    if (stored === "not a commit") return undefined
+    if (stored !== undefined) return stored.id === id ? new Uint8Array(stored.content) : undefined
     const [object] = await catFileBatch(command, gitdir, [`${id}^{commit}`])
     return object !== undefined && object.oid === id ? new Uint8Array(object.content) : undefined
   }
