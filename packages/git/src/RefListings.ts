@@ -12,8 +12,16 @@
  *
  * An answer is kept only when the state read before git ran is the state read after it: a push that
  * landed meanwhile leaves nothing behind that could be served later.
+ *
+ * A repository without refs (a new one, before its first push) depends on nothing but that state:
+ * its listings are those of any other such repository in the same state (the same config and
+ * `HEAD`), as long as neither borrows objects or is shallow (a push's advertisement names the
+ * alternates' refs as `.have` and the shallow commits). They are kept across repositories too, so
+ * the first push to a new repository starts no git process for its advertisement.
  */
-import { refState } from "./RefFiles.ts"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { readRefSnapshot, refState } from "./RefFiles.ts"
 
 /**
  * Bytes kept across repositories, each answer with its request, key and state; the least recently
@@ -30,6 +38,18 @@ const LARGEST_ANSWER_BYTES = 1024 * 1024
 const LARGEST_REQUEST_BYTES = 8 * 1024
 /** What an entry costs beyond its bytes: the map entries, the entry object, the buffers' headers. */
 const ENTRY_OVERHEAD_BYTES = 256
+/**
+ * Listings of repositories without refs kept across repositories: one per config, `HEAD`, protocol
+ * and request in use, a handful in practice. The oldest go first.
+ */
+const MOST_SHARED_ANSWERS = 64
+
+/**
+ * Whether a repository's listings name its refs alone: with alternates a receive-pack advertisement
+ * also names their objects (`.have`), and a shallow repository's its grafts, which change on their own.
+ */
+export const namesOwnRefsAlone = (path: string): boolean =>
+  !existsSync(join(path, "objects", "info", "alternates")) && !existsSync(join(path, "shallow"))
 
 /** What git answered, and whether it exited as it should (only then is the answer kept). */
 export interface GitAnswer {
@@ -52,6 +72,8 @@ const costOf = (key: string, entry: Answer): number =>
 
 export class RefListings {
   readonly #answers = new Map<string, Answer>()
+  /** Answers for repositories without refs, by protocol, request and state (no path). */
+  readonly #refless = new Map<string, Buffer>()
   /** The keys of the answers kept per repository: a push advances its own, not a scan of all. */
   readonly #keysByPath = new Map<string, Set<string>>()
   #bytes = 0
@@ -67,8 +89,9 @@ export class RefListings {
    * (git's), kept when git succeeded (`complete`) and no ref moved while it ran.
    */
   async answer(path: string, protocol: string, request: Buffer, ask: () => Promise<GitAnswer>): Promise<Buffer> {
-    const before = await refState(path).catch(() => undefined)
-    if (before === undefined || request.length > LARGEST_REQUEST_BYTES) return (await ask()).answer
+    const snapshot = await readRefSnapshot(path).catch(() => undefined)
+    const before = snapshot?.state
+    if (snapshot === undefined || before === undefined || request.length > LARGEST_REQUEST_BYTES) return (await ask()).answer
     const key = keyOf(path, protocol, request)
     const known = this.#answers.get(key)
     if (known !== undefined && known.state === before) {
@@ -77,10 +100,18 @@ export class RefListings {
       this.#answers.set(key, known)
       return known.answer
     }
+    const reflessKey = snapshot.refs.size === 0 && namesOwnRefsAlone(path) ? `${protocol}\0${before}\0${request.toString("latin1")}` : undefined
+    const shared = reflessKey === undefined ? undefined : this.#refless.get(reflessKey)
+    if (shared !== undefined) {
+      this.#remember(key, { path, request, state: before, answer: shared })
+      return shared
+    }
     const { answer, complete } = await ask()
     if (!complete || answer.length > LARGEST_ANSWER_BYTES) return answer
     const after = await refState(path).catch(() => undefined)
-    if (after === before) this.#remember(key, { path, request, state: before, answer })
+    if (after !== before) return answer
+    this.#remember(key, { path, request, state: before, answer })
+    if (reflessKey !== undefined) this.#rememberRefless(reflessKey, answer)
     return answer
   }
 
@@ -114,6 +145,15 @@ export class RefListings {
     for (const oldest of this.#answers.keys()) {
       if (this.#bytes <= BUDGET_BYTES) break
       this.#forget(oldest)
+    }
+  }
+
+  #rememberRefless(key: string, answer: Buffer): void {
+    this.#refless.delete(key)
+    this.#refless.set(key, answer)
+    for (const oldest of this.#refless.keys()) {
+      if (this.#refless.size <= MOST_SHARED_ANSWERS) break
+      this.#refless.delete(oldest)
     }
   }
 

@@ -9,8 +9,7 @@
  * push is asked of the caller, and pushes are followed by a callback under a per-repository lock.
  */
 import { once } from "node:events"
-import { existsSync, statSync } from "node:fs"
-import { join } from "node:path"
+import { statSync } from "node:fs"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
@@ -19,7 +18,7 @@ import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
 import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
 import { type GitProcess, startGit as launch } from "./launcher/GitLauncher.ts"
-import { ADVERTISEMENT, type GitAnswer, isLsRefsRequest, RECEIVE_ADVERTISEMENT, RefListings } from "./RefListings.ts"
+import { ADVERTISEMENT, type GitAnswer, isLsRefsRequest, namesOwnRefsAlone, RECEIVE_ADVERTISEMENT, RefListings } from "./RefListings.ts"
 import { isProtocolV2, ProtocolV2Capabilities } from "./ProtocolV2Capabilities.ts"
 import { FLUSH_LINE, pktLine } from "./PktLine.ts"
 import * as ReceivePackAdvertisement from "./ReceivePackAdvertisement.ts"
@@ -198,13 +197,6 @@ const noCache = {
 
 /** What a v0/v1 advertisement over HTTP starts with, before git's own. */
 const preamble = (service: GitService) => Buffer.from(`${pktLine(`# service=${service}\n`)}${FLUSH_LINE}`, "latin1")
-
-/**
- * Whether a repository's receive-pack advertisement is its refs alone: with alternates it also names
- * their objects (`.have`), and a shallow repository its grafts, which change on their own.
- */
-const refsAlone = (path: string): boolean =>
-  !existsSync(join(path, "objects", "info", "alternates")) && !existsSync(join(path, "shallow"))
 
 const plain = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) => {
   res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", ...headers })
@@ -442,7 +434,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
         ? await refListings.answer(path, protocol ?? "", ADVERTISEMENT, made)
         : await refListings.answer(path, protocol ?? "", RECEIVE_ADVERTISEMENT, async () => {
           const answer = await made()
-          return { ...answer, complete: answer.complete && refsAlone(path) && ReceivePackAdvertisement.isReusable(answer.answer) }
+          return { ...answer, complete: answer.complete && namesOwnRefsAlone(path) && ReceivePackAdvertisement.isReusable(answer.answer) }
         })
       res.writeHead(200, { "Content-Type": `application/x-${service}-advertisement`, ...noCache })
       res.end(Buffer.concat([preamble(service), listing]))
@@ -552,7 +544,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
    */
   const carryListings = (path: string, before: RefSnapshot | undefined, after: RefSnapshot | undefined, updates: ReadonlyArray<RefUpdate>) => {
     if (before === undefined || after === undefined || before.head !== after.head || before.config !== after.config) return
-    const alone = refsAlone(path)
+    const alone = namesOwnRefsAlone(path)
     const pushed: LsRefsAnswer.PushedRefs = {
       updates,
       head: after.head,

@@ -1,5 +1,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
+import { writeFile } from "node:fs/promises"
+import { join } from "node:path"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as fc from "fast-check"
@@ -333,6 +335,50 @@ describe("push advertisements", () => {
     assert.strictEqual(startedProcesses(), before)
     await sandbox.git(["push", "-q", `${base}/alice/empty.git`, ":refs/heads/main"], { cwd: work })
     assert.strictEqual(await receiveAdvertisementViaKiln("empty", undefined), gitsOwnReceiveAdvertisement(gitdir, undefined))
+  })
+
+  it("of a repository without refs are another such repository's in the same state: a first push starts no git for it", async () => {
+    const newEmpty = async (name: string, ...options: ReadonlyArray<string>) => {
+      const gitdir = sandbox.path("repositories", "alice", `${name}.git`)
+      await sandbox.git(["init", "-q", "--bare", ...options, gitdir])
+      return gitdir
+    }
+    const lsRefs = lsRefsRequest(["HEAD", "refs/heads/"])
+    const first = await newEmpty("first-new")
+    assert.strictEqual(await receiveAdvertisementViaKiln("first-new", undefined), gitsOwnReceiveAdvertisement(first, undefined))
+    assert.strictEqual(await viaKiln("first-new", lsRefs), gitsOwn(first, lsRefs))
+
+    const second = await newEmpty("second-new")
+    const before = startedProcesses()
+    assert.strictEqual(await receiveAdvertisementViaKiln("second-new", undefined), gitsOwnReceiveAdvertisement(second, undefined))
+    assert.strictEqual(await viaKiln("second-new", lsRefs), gitsOwn(second, lsRefs))
+    assert.strictEqual(startedProcesses(), before)
+    // Its own first push then carries the advertisement forward as for any repository.
+    await sandbox.git(["push", "-q", `${base}/alice/second-new.git`, "HEAD:refs/heads/main"], { cwd: work })
+    const afterPush = startedProcesses()
+    assert.strictEqual(await receiveAdvertisementViaKiln("second-new", undefined), gitsOwnReceiveAdvertisement(second, undefined))
+    assert.strictEqual(startedProcesses(), afterPush)
+
+    // Another state is another answer: HEAD naming another branch, a config of its own, a protocol.
+    const otherHead = await newEmpty("other-head", "-b", "trunk")
+    assert.include(await viaKiln("other-head", lsRefs), "symref-target:refs/heads/trunk")
+    assert.strictEqual(await viaKiln("other-head", lsRefs), gitsOwn(otherHead, lsRefs))
+    const hidden = await newEmpty("hidden-new")
+    await sandbox.git(["--git-dir", hidden, "config", "receive.advertisePushOptions", "false"])
+    const beforeOwn = startedProcesses()
+    assert.strictEqual(await receiveAdvertisementViaKiln("hidden-new", undefined), gitsOwnReceiveAdvertisement(hidden, undefined))
+    assert.strictEqual(await receiveAdvertisementViaKiln("hidden-new", "version=1"), gitsOwnReceiveAdvertisement(hidden, "version=1"))
+    assert.strictEqual(startedProcesses(), beforeOwn + 2)
+
+    // A repository borrowing objects names the lender's refs: its answer is its own, asked of git each time.
+    const lender = await newRepository()
+    const borrower = await newEmpty("borrower-new")
+    await writeFile(join(borrower, "objects", "info", "alternates"), `${join(lender.gitdir, "objects")}\n`)
+    const beforeBorrower = startedProcesses()
+    const borrowed = await receiveAdvertisementViaKiln("borrower-new", undefined)
+    assert.include(borrowed, ".have")
+    assert.strictEqual(borrowed, gitsOwnReceiveAdvertisement(borrower, undefined))
+    assert.strictEqual(startedProcesses(), beforeBorrower + 1)
   })
 
   it("of a SHA-256 repository", async () => {
