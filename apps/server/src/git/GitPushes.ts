@@ -78,7 +78,7 @@ export const make = Effect.gen(function*() {
       const held = sections.get(push.path)
       const found = held === undefined ? yield* store.find(push.owner, push.repo) : Option.some(held.owned)
       if (Option.isNone(found)) return
-      const repository = yield* repositories.recordPush(found.value.repository.id, branchNamesAmong(push.refs.keys())).pipe(Effect.orDie)
+      const repository = yield* repositories.recordPush(found.value.repository.id, branchNamesAmong(push.refs.keys()), found.value).pipe(Effect.orDie)
       const owned = { ...found.value, repository }
       yield* branches.recordPush(owned, push.updates, held?.section)
       const events = Effect.gen(function*() {

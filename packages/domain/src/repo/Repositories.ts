@@ -243,9 +243,14 @@ export class Repositories extends Context.Service<Repositories, {
    * After a push: recomputes the size, leaves `empty` once a branch exists, moves the default branch
    * to a pushed one when the repository was empty and its default is missing, and bumps `updated_at`.
    * `branches`: the branch names after the push (in name order) when the transport read them in its
-   * write section; read from the repository otherwise.
+   * write section; read from the repository otherwise. `known`: the repository as the push's access
+   * decision read it, written over in one statement when it still is (RepositoryStore.updateAfterPush).
    */
-  readonly recordPush: (repositoryId: number, branches?: ReadonlyArray<string>) => Effect.Effect<Repository, NotFound | GitStorageFailure>
+  readonly recordPush: (
+    repositoryId: number,
+    branches?: ReadonlyArray<string>,
+    known?: OwnedRepository
+  ) => Effect.Effect<Repository, NotFound | GitStorageFailure>
   /**
    * `POST /repos/{o}/{r}/forks` (see Forks.ts for the errors); the fork answers as if the caller
    * owned it. Needs the GitTransfers adapter at call time.
@@ -730,14 +735,31 @@ export const layer: Layer.Layer<
           }
           return (yield* accessOf(Option.some(user), target)).mode
         }),
-      recordPush: (repositoryId, pushedBranches) =>
+      recordPush: (repositoryId, pushedBranches, known) =>
         Effect.gen(function*() {
+          let measured: { readonly at: string; readonly size: number } | undefined
+          if (known !== undefined && pushedBranches !== undefined && known.repository.id === repositoryId) {
+            // Measured where the push found it: gone from there (renamed meanwhile), the row is read below.
+            const size = yield* Effect.option(git.sizeInBytes(locationOf(known)))
+            if (Option.isSome(size)) {
+              const updated = yield* store.updateAfterPush(
+                repositoryId,
+                { owner: known.owner.name, name: known.repository.name },
+                pushedBranches,
+                { size: size.value, isEmpty: pushedBranches.length === 0, updatedAt: yield* nowSeconds }
+              )
+              if (Option.isSome(updated)) return updated.value
+              measured = { at: `${known.owner.name}/${known.repository.name}`, size: size.value }
+            }
+          }
           const found = yield* store.findById(repositoryId)
           if (Option.isNone(found)) return yield* new NotFound({ message: `repository does not exist [id: ${repositoryId}]` })
           const { repository } = found.value
           const location = locationOf(found.value)
           const missing = (error: NotFound | Invalid) => Effect.die(error)
-          const size = yield* git.sizeInBytes(location).pipe(Effect.catch(missing))
+          const size = measured?.at === `${location.owner}/${location.name}`
+            ? measured.size
+            : yield* git.sizeInBytes(location).pipe(Effect.catch(missing))
           const branches = pushedBranches ?? (yield* git.branchNames(location).pipe(Effect.catch(missing)))
           const changes: { -readonly [K in keyof RepositoryChanges]: RepositoryChanges[K] } = {
             size,

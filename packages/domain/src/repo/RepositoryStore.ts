@@ -35,6 +35,18 @@ export class RepositoryStore extends Context.Service<RepositoryStore, {
   /** AlreadyExists when renamed onto another repository of the owner. */
   readonly update: (id: number, changes: RepositoryChanges) => Effect.Effect<Repository, AlreadyExists>
   /**
+   * A push's size, emptiness and update time, written only while the row is still the one named
+   * `names` (its owner's name and its own, as the push found it) and its default branch stays: it is
+   * not empty, the push left it without branches, or one of `branches` is its default branch. None
+   * otherwise (read the row, then `update`): one statement for every push but a repository's first.
+   */
+  readonly updateAfterPush: (
+    id: number,
+    names: { readonly owner: string; readonly name: string },
+    branches: ReadonlyArray<string>,
+    changes: Pick<RepositoryChanges, "size" | "isEmpty" | "updatedAt">
+  ) => Effect.Effect<Option.Option<Repository>>
+  /**
    * Removes the row with its collaborations and team listings; a fork's base counts one fork less,
    * and the repository's own forks become plain repositories (Forgejo's DeleteRepository).
    */

@@ -287,6 +287,18 @@ export const layer = Layer.effect(
           if (row === undefined) return yield* Effect.die(new Error(`repository ${id} does not exist`))
           return repositoryAt(row, 0)
         }).pipe(Effect.catchTag("SqlError", sameName)),
+      updateAfterPush: (id, names, branches, changes) =>
+        sql`UPDATE repositories SET size = ${changes.size}, is_empty = ${changes.isEmpty}, updated_at = ${changes.updatedAt}
+          WHERE id = ${id} AND lower_name = ${names.name.toLowerCase()}
+            AND owner_id = (SELECT u.id FROM users u WHERE u.lower_name = ${names.owner.toLowerCase()})
+            ${branches.length === 0 ? sql`` : sql`AND NOT (is_empty AND NOT ${sql.in("default_branch", branches)})`}
+          RETURNING ${returning}`.values.pipe(
+          Effect.map((rows) => {
+            const row = rows[0]
+            return row === undefined ? Option.none() : Option.some(repositoryAt(row, 0))
+          }),
+          Effect.orDie
+        ),
       remove: (id) =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`DELETE FROM team_repos WHERE repo_id = ${id}`
