@@ -9,10 +9,17 @@ export class BranchStore extends Context.Service<BranchStore, {
   readonly find: (repositoryId: number, name: string) => Effect.Effect<Option.Option<Branch>>
   /** Whether the repository has any branch recorded. */
   readonly hasAny: (repositoryId: number) => Effect.Effect<boolean>
-  /** Records the branch, replacing what was recorded under its name. */
-  readonly put: (repositoryId: number, branch: Branch) => Effect.Effect<void>
-  /** Forgets the branch; nothing happens when it was not recorded. */
-  readonly remove: (repositoryId: number, name: string) => Effect.Effect<void>
+  /**
+   * Records the branches of `put`, each replacing what was recorded under its name, and forgets
+   * those named in `remove` (nothing happens for one not recorded); with `clearPending`, also clears
+   * the table's pending mark (`clearPending`). All in one statement: the follow-up of a push, whose
+   * section would otherwise clear its mark in a round trip of its own.
+   */
+  readonly record: (
+    repositoryId: number,
+    changes: { readonly put: ReadonlyArray<Branch>; readonly remove: ReadonlyArray<string> },
+    clearPending: boolean
+  ) => Effect.Effect<void>
   /** Makes the recorded branches exactly `branches`, all at once. */
   readonly replaceAll: (repositoryId: number, branches: ReadonlyArray<Branch>) => Effect.Effect<void>
   /** Whether any branch is recorded, and whether the table is marked as possibly behind git: one read. */

@@ -174,27 +174,45 @@ export const layer: Layer.Layer<Branches, never, GitStorage | BranchStore | Repo
         yield* store.replaceAll(owned.repository.id, branches)
       })
 
-    /** Inside the section: records what git holds for each named branch now (a missing branch is forgotten). */
+    /**
+     * The sections in progress whose mark their branches' record may clear (none was left behind
+     * before them), and whether it did.
+     */
+    const clearable = new WeakMap<ChangeSection, { cleared: boolean }>()
+
+    /**
+     * Inside the section: records what git holds for each named branch now (a missing branch is
+     * forgotten), in one statement that also clears the section's mark when nothing was left behind:
+     * the table then holds what git holds.
+     */
     const recordBranches = (owned: OwnedRepository, names: ReadonlyArray<string>, section: ChangeSection | undefined) =>
       Effect.gen(function*() {
         const hadBranches = section === undefined ? yield* store.hasAny(owned.repository.id) : section.hadBranches
         if (!hadBranches) return yield* resyncUnlocked(owned)
         const location = locationOf(owned)
         const verify = verifier(location)
+        const put: Array<Branch> = []
+        const remove: Array<string> = []
         for (const name of names) {
           const head = yield* git.resolveCommit(location, `${BRANCH_PREFIX}${name}`).pipe(Effect.option)
-          if (Option.isNone(head)) yield* store.remove(owned.repository.id, name)
-          else yield* store.put(owned.repository.id, branchOf(name, head.value, yield* verify(head.value)))
+          if (Option.isNone(head)) remove.push(name)
+          else put.push(branchOf(name, head.value, yield* verify(head.value)))
         }
+        const clearing = section === undefined ? undefined : clearable.get(section)
+        yield* store.record(owned.repository.id, { put, remove }, clearing !== undefined)
+        if (clearing !== undefined) clearing.cleared = true
       })
 
     const changeSection = <A, E, R>(owned: OwnedRepository, change: (section: ChangeSection) => Effect.Effect<A, E, R>) =>
       locked(owned.repository.id)(Effect.gen(function*() {
         const id = owned.repository.id
         const { leftBehind, hasAny } = yield* store.markPending(id)
-        const result = yield* change({ hadBranches: hasAny })
+        const section: ChangeSection = { hadBranches: hasAny }
+        const clearing = { cleared: false }
+        if (!leftBehind) clearable.set(section, clearing)
+        const result = yield* change(section)
         if (leftBehind) yield* resyncUnlocked(owned)
-        yield* store.clearPending(id)
+        if (!clearing.cleared) yield* store.clearPending(id)
         return result
       }))
 

@@ -63,15 +63,24 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
 
-    const insert = (repositoryId: number, branches: ReadonlyArray<Branch>) => {
+    /** The upsert of `branches`; undefined for none. */
+    const upsert = (repositoryId: number, branches: ReadonlyArray<Branch>) => {
       const [first, ...rest] = branches.map((branch) => toRow(repositoryId, branch))
-      return first === undefined ? Effect.void : sql`INSERT INTO branches ${sql.insert([first, ...rest])}
+      return first === undefined ? undefined : sql`INSERT INTO branches ${sql.insert([first, ...rest])}
         ON CONFLICT (repo_id, name) DO UPDATE SET commit_id = excluded.commit_id, commit_message = excluded.commit_message,
           author_name = excluded.author_name, author_email = excluded.author_email, author_time = excluded.author_time,
           author_offset = excluded.author_offset, committer_name = excluded.committer_name,
           committer_email = excluded.committer_email, commit_time = excluded.commit_time,
-          committer_offset = excluded.committer_offset, verification = excluded.verification`.pipe(Effect.asVoid)
+          committer_offset = excluded.committer_offset, verification = excluded.verification`
     }
+
+    const insert = (repositoryId: number, branches: ReadonlyArray<Branch>) => {
+      const statement = upsert(repositoryId, branches)
+      return statement === undefined ? Effect.void : Effect.asVoid(statement)
+    }
+
+    /** Postgres takes at most 65,535 parameters per statement: 13 columns a row. */
+    const ROWS_PER_STATEMENT = 1_000
 
     return BranchStore.of({
       list: (repositoryId, page) =>
@@ -91,15 +100,30 @@ export const layer = Layer.effect(
           Effect.map((rows) => rows[0]?.found === true),
           Effect.orDie
         ),
-      put: (repositoryId, branch) => insert(repositoryId, [branch]).pipe(Effect.orDie),
-      remove: (repositoryId, name) =>
-        sql`DELETE FROM branches WHERE repo_id = ${repositoryId} AND name = ${name}`.pipe(Effect.asVoid, Effect.orDie),
+      record: (repositoryId, { put, remove }, clearPending) => {
+        const removal = remove.length === 0 ? undefined : sql`DELETE FROM branches WHERE repo_id = ${repositoryId} AND ${sql.in("name", remove)}`
+        const clearing = clearPending ? sql`DELETE FROM branch_sync_pending WHERE repo_id = ${repositoryId}` : undefined
+        if (put.length > ROWS_PER_STATEMENT) {
+          return sql.withTransaction(Effect.gen(function*() {
+            for (let start = 0; start < put.length; start += ROWS_PER_STATEMENT) {
+              yield* insert(repositoryId, put.slice(start, start + ROWS_PER_STATEMENT))
+            }
+            if (removal !== undefined) yield* removal
+            if (clearing !== undefined) yield* clearing
+          })).pipe(Effect.orDie)
+        }
+        // Every change but the last as a data-modifying WITH: one statement, atomic.
+        const steps = [upsert(repositoryId, put), removal, clearing].filter((step) => step !== undefined)
+        const last = steps.pop()
+        if (last === undefined) return Effect.void
+        const statement = steps.length === 0 ? last : sql`WITH ${sql.csv(steps.map((step, index) => sql`${sql.literal(`step${index}`)} AS (${step})`))} ${last}`
+        return statement.pipe(Effect.asVoid, Effect.orDie)
+      },
       replaceAll: (repositoryId, branches) =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`DELETE FROM branches WHERE repo_id = ${repositoryId}`
-          // Postgres takes at most 65,535 parameters per statement: 13 columns a row.
-          for (let start = 0; start < branches.length; start += 1_000) {
-            yield* insert(repositoryId, branches.slice(start, start + 1_000))
+          for (let start = 0; start < branches.length; start += ROWS_PER_STATEMENT) {
+            yield* insert(repositoryId, branches.slice(start, start + ROWS_PER_STATEMENT))
           }
         })).pipe(Effect.orDie),
       syncState: (repositoryId) =>

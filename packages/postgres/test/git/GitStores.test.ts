@@ -73,14 +73,21 @@ layer(Stores, { timeout: "120 seconds" })("git stores on a database", (it) => {
       const one = yield* repository
       const two = yield* repository
       assert.isFalse(yield* store.hasAny(one))
-      yield* store.put(one, branch("main", 1))
-      yield* store.put(one, branch("main", 7))
-      yield* store.put(two, branch("main", 3))
+      const put = (...branches: ReadonlyArray<Branch>) => ({ put: branches, remove: [] })
+      yield* store.record(one, put(branch("main", 1)), false)
+      yield* store.record(one, put(branch("main", 7), branch("other", 2)), false)
+      yield* store.record(two, put(branch("main", 3)), false)
       assert.strictEqual(Option.map(yield* store.find(one, "main"), (b) => b.committer.when.seconds).pipe(Option.getOrElse(() => 0)), 7)
-      yield* store.remove(one, "main")
-      yield* store.remove(one, "never-there")
+      // Put and removed at once: the put one replaced, the removed ones gone, one never there ignored.
+      yield* store.record(one, { put: [branch("main", 9)], remove: ["other", "never-there"] }, false)
+      assert.deepStrictEqual((yield* store.list(one, pageRequest(1, 50))).items.map((b) => [b.name, b.committer.when.seconds]), [["main", 9]])
+      yield* store.record(one, { put: [], remove: ["main", "never-there"] }, false)
+      yield* store.record(one, { put: [], remove: [] }, false)
       assert.isFalse(yield* store.hasAny(one))
       assert.isTrue(yield* store.hasAny(two))
+      // More rows than one statement takes.
+      yield* store.record(one, put(...Array.from({ length: 1_100 }, (_, i) => branch(`p-${i}`, i))), false)
+      assert.strictEqual((yield* store.list(one, pageRequest(1, 50))).total, 1_100)
       const many = Array.from({ length: 1_200 }, (_, i) => branch(`b-${i}`, i))
       yield* store.replaceAll(one, many)
       assert.strictEqual((yield* store.list(one, pageRequest(1, 50))).total, 1_200)
@@ -102,9 +109,19 @@ layer(Stores, { timeout: "120 seconds" })("git stores on a database", (it) => {
       yield* store.clearPending(one)
       assert.isFalse((yield* store.syncState(one)).pending)
       // The mark reads whether the table holds any branch of that repository alone.
-      yield* store.put(one, branch("main", 100))
+      yield* store.record(one, { put: [branch("main", 100)], remove: [] }, false)
       assert.deepStrictEqual(yield* store.markPending(one), { leftBehind: false, hasAny: true })
       assert.deepStrictEqual(yield* store.markPending(two), { leftBehind: false, hasAny: false })
+      // A record that clears the mark does so with its branches, and only its repository's.
+      yield* store.record(one, { put: [branch("main", 101)], remove: [] }, true)
+      assert.deepStrictEqual(yield* store.syncState(one), { hasAny: true, pending: false })
+      assert.isTrue((yield* store.syncState(two)).pending)
+      yield* store.record(two, { put: [], remove: [] }, true)
+      assert.isFalse((yield* store.syncState(two)).pending)
+      yield* store.markPending(two)
+      yield* store.record(two, { put: Array.from({ length: 1_100 }, (_, i) => branch(`p-${i}`, i)), remove: ["p-0"] }, true)
+      assert.deepStrictEqual(yield* store.syncState(two), { hasAny: true, pending: false })
+      assert.strictEqual((yield* store.list(two, pageRequest(1, 50))).total, 1_099)
     }))
 
   it.effect("numbers statuses per commit from 1, also when inserted concurrently", () =>
