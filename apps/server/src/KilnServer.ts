@@ -26,9 +26,6 @@ export type ServerServices = HttpServer.HttpServer | Layer.Success<typeof NodeHt
 
 export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
   HttpApp.layer.pipe(
-    // One data version for the process: the HTTP answers and access decisions kept for it, and the
-    // SSH server's sign-ins (each command reads its key again once it moved).
-    Layer.provideMerge(DataChangesPg.layer()),
     Layer.provide(AdminBootstrap.layer),
     Layer.provide(BranchTableRepair.layer),
     Layer.provide(DirectoryStepRepair.layer),
@@ -36,6 +33,9 @@ export const compose = <E, R>(httpServer: Layer.Layer<ServerServices, E, R>) =>
     // Statements of requests and of background work are measured (when metrics are on).
     Layer.provide(DatabaseMetrics.layer),
     Layer.provideMerge(Application.layer),
+    // One data version for the process: the HTTP answers, access decisions and active webhooks kept
+    // for it, and the SSH server's sign-ins (each command reads its key again once it moved).
+    Layer.provideMerge(DataChangesPg.layer()),
     Layer.merge(ControlSocket.layer),
     Layer.provide(SigningKey.layer),
     Layer.provide(MarkdownRenderer.layer),

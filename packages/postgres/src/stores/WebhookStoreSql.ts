@@ -1,9 +1,17 @@
 /**
  * WebhookStore on Postgres: events stored comma-joined; a hook has an owner or a repository
  * (migration 0011); the secret is written and read only by `secretOf`.
+ *
+ * Every push asks for the active hooks of its repository and owner, and most repositories have
+ * none: what was read is kept for the access version it was read at (DataChanges), which every
+ * commit to the hooks moves, from any process (their table notifies like every table an answer is
+ * made from, migration 0013), and a push's own writes do not (migration 0023). A hook this process
+ * writes also forgets what was kept at once; one written by another process is seen when its
+ * notification arrives, milliseconds later, as for the git access decisions.
  */
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { DataChanges } from "@kiln/domain/changes/DataChanges"
 import {
   type HookContentType,
   type HookEventSwitch,
@@ -85,11 +93,17 @@ const changedColumns = (changes: WebhookChanges) => ({
   updated_at: changes.updatedAt
 })
 
+/** Repository and owner pairs whose active hooks are kept; past it, all are forgotten at once. */
+const MOST_KEPT = 4_096
+
 export const layer = Layer.effect(
   WebhookStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const changes = yield* Effect.serviceOption(DataChanges)
     const columns = sql.literal(WEBHOOK_COLUMNS)
+    const kept = new Map<string, { readonly version: number; readonly hooks: ReadonlyArray<Webhook> }>()
+    const forgetting = <A>(write: Effect.Effect<A>) => Effect.ensuring(write, Effect.sync(() => kept.clear()))
     const first = (rows: ReadonlyArray<WebhookRow>) => Option.map(Option.fromNullishOr(rows[0]), toWebhook)
     const inScope = (scope: HookScope) =>
       scope.kind === "owner" ? sql`owner_id = ${scope.ownerId}` : sql`repo_id = ${scope.repositoryId}`
@@ -98,7 +112,7 @@ export const layer = Layer.effect(
 
     return WebhookStore.of({
       insert: (hook) =>
-        sql<WebhookRow>`INSERT INTO webhooks ${
+        forgetting(sql<WebhookRow>`INSERT INTO webhooks ${
           sql.insert({
             owner_id: hook.ownerId ?? null,
             repo_id: hook.repositoryId ?? null,
@@ -108,12 +122,12 @@ export const layer = Layer.effect(
             created_at: hook.createdAt,
             ...changedColumns(hook)
           })
-        } RETURNING ${columns}`.pipe(Effect.orDie, Effect.flatMap(only)),
-      update: (id, changes) =>
-        sql<WebhookRow>`UPDATE webhooks SET ${sql.update(changedColumns(changes))} WHERE id = ${id} RETURNING ${columns}`.pipe(
+        } RETURNING ${columns}`.pipe(Effect.orDie, Effect.flatMap(only))),
+      update: (id, changed) =>
+        forgetting(sql<WebhookRow>`UPDATE webhooks SET ${sql.update(changedColumns(changed))} WHERE id = ${id} RETURNING ${columns}`.pipe(
           Effect.orDie,
           Effect.flatMap(only)
-        ),
+        )),
       findIn: (scope, id) =>
         sql<WebhookRow>`SELECT ${columns} FROM webhooks WHERE ${inScope(scope)} AND id = ${id}`.pipe(
           Effect.map(first),
@@ -126,14 +140,32 @@ export const layer = Layer.effect(
           sql<{ total: unknown }>`SELECT count(*) AS total FROM webhooks WHERE ${inScope(scope)}`
         ]).pipe(Effect.map(([rows, counted]) => ({ items: rows.map(toWebhook), total: totalOf(counted) })), Effect.orDie),
       removeIn: (scope, id) =>
-        sql<{ id: unknown }>`DELETE FROM webhooks WHERE ${inScope(scope)} AND id = ${id} RETURNING id`.pipe(
+        forgetting(sql<{ id: unknown }>`DELETE FROM webhooks WHERE ${inScope(scope)} AND id = ${id} RETURNING id`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
-        ),
+        )),
       activeFor: (repositoryId, ownerId) =>
-        sql<WebhookRow>`SELECT ${columns} FROM webhooks
-          WHERE active AND (repo_id = ${repositoryId} OR owner_id = ${ownerId})
-          ORDER BY repo_id IS NULL, id`.pipe(Effect.map((rows) => rows.map(toWebhook)), Effect.orDie),
+        Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) => {
+          // Read before the hooks are: a change committed meanwhile moves it past what is kept. Not
+          // inside a transaction: what it reads may never commit.
+          const version = Option.isSome(changes) && Option.isNone(transaction) ? changes.value.accessVersion() : undefined
+          const key = `${repositoryId}:${ownerId}`
+          const known = version === undefined ? undefined : kept.get(key)
+          if (known !== undefined && known.version === version) return Effect.succeed(known.hooks)
+          return sql<WebhookRow>`SELECT ${columns} FROM webhooks
+            WHERE active AND (repo_id = ${repositoryId} OR owner_id = ${ownerId})
+            ORDER BY repo_id IS NULL, id`.pipe(
+            Effect.map((rows) => rows.map(toWebhook)),
+            Effect.tap((hooks) =>
+              Effect.sync(() => {
+                if (version === undefined) return
+                if (kept.size >= MOST_KEPT) kept.clear()
+                kept.set(key, { version, hooks })
+              })
+            ),
+            Effect.orDie
+          )
+        }),
       find: (id) =>
         sql<WebhookRow>`SELECT ${columns} FROM webhooks WHERE id = ${id}`.pipe(Effect.map(first), Effect.orDie),
       secretOf: (id) =>
