@@ -12,7 +12,7 @@ export class BranchStore extends Context.Service<BranchStore, {
   /**
    * Records the branches of `put`, each replacing what was recorded under its name, and forgets
    * those named in `remove` (nothing happens for one not recorded); with `clearPending`, also clears
-   * the table's pending mark (`clearPending`). All in one statement: the follow-up of a push, whose
+   * the table's pending mark, as the method of that name does. All at once: a push's follow-up, whose
    * section would otherwise clear its mark in a round trip of its own.
    */
   readonly record: (
