@@ -90,8 +90,8 @@ export class RefListings {
    */
   async answer(path: string, protocol: string, request: Buffer, ask: () => Promise<GitAnswer>): Promise<Buffer> {
     const snapshot = await readRefSnapshot(path).catch(() => undefined)
-    const before = snapshot?.state
-    if (snapshot === undefined || before === undefined || request.length > LARGEST_REQUEST_BYTES) return (await ask()).answer
+    if (snapshot === undefined || request.length > LARGEST_REQUEST_BYTES) return (await ask()).answer
+    const before = snapshot.state
     const key = keyOf(path, protocol, request)
     const known = this.#answers.get(key)
     if (known !== undefined && known.state === before) {
