@@ -1,7 +1,8 @@
 /**
  * Issue 5, item 6: git over HTTP through Kiln against git on the file system, and the branch list.
  * A generated repository (2,000 files, 300 commits, about 30 MB of incompressible text, one pack)
- * is pushed to Kiln and to an empty bare repository on disk, then cloned from Kiln over loopback
+ * is pushed to Kiln, through a bare smart-HTTP relay (bareGitHttpServer.ts: git over HTTP and
+ * nothing else) and to an empty bare repository on disk, then cloned from Kiln over loopback
  * and with `git clone file://` from Kiln's own copy on disk (the same bare repository); medians of
  * several runs. A second repository gets 500 branches, and `GET /branches?limit=50` is loaded.
  * Targets: clone through Kiln ≤ 1.5× the file-system clone; branch list p50 < 20 ms.
@@ -13,7 +14,7 @@ import * as Path from "node:path"
 import * as BenchDatabase from "../BenchDatabase.ts"
 import type { ChildServer } from "../ChildServer.ts"
 import * as InspectorProfiler from "../InspectorProfiler.ts"
-import { startBareJson } from "../Baselines.ts"
+import { startBareGitHttp, startBareJson } from "../Baselines.ts"
 import { describePausedRequests, measurePausedRequests } from "../PausedRequests.ts"
 import { type Admin, createToken, startKiln } from "../KilnServer.ts"
 import { runLoad } from "../LoadGenerator.ts"
@@ -314,16 +315,28 @@ const runOn = async (
     // As many as the clones: the first runs on a server that has just started (its code not yet
     // optimized, its launcher not yet started) and takes ~1.5× a later one; of 3, the median was
     // always the slower of the other two.
+    // The third is through a bare smart-HTTP relay (bareGitHttpServer.ts): what carrying git over HTTP
+    // costs on this machine whoever serves it.
     const kilnPushes: Array<number> = []
+    const barePushes: Array<number> = []
     const diskPushes: Array<number> = []
-    for (let run = 0; run < RUNS; run++) {
-      await createRepository(server.url, token, `bench-${run}`)
-      kilnPushes.push(await timed(() => git(env, ["push", "-q", remote(`bench-${run}`), "refs/heads/*:refs/heads/*"], { cwd: source })))
-      const target = Path.join(scratch("push"), "target.git")
-      await git(env, ["init", "-q", "--bare", target])
-      diskPushes.push(await timed(() => git(env, ["push", "-q", `file://${target}`, "refs/heads/*:refs/heads/*"], { cwd: source })))
+    const bareRoot = scratch("bare-http")
+    const bareGit = await startBareGitHttp(bareRoot)
+    try {
+      for (let run = 0; run < RUNS; run++) {
+        await createRepository(server.url, token, `bench-${run}`)
+        kilnPushes.push(await timed(() => git(env, ["push", "-q", remote(`bench-${run}`), "refs/heads/*:refs/heads/*"], { cwd: source })))
+        await git(env, ["init", "-q", "--bare", Path.join(bareRoot, `bench-${run}.git`)])
+        barePushes.push(await timed(() => git(env, ["push", "-q", `${bareGit.url}/bench-${run}.git`, "refs/heads/*:refs/heads/*"], { cwd: source })))
+        const target = Path.join(scratch("push"), "target.git")
+        await git(env, ["init", "-q", "--bare", target])
+        diskPushes.push(await timed(() => git(env, ["push", "-q", `file://${target}`, "refs/heads/*:refs/heads/*"], { cwd: source })))
+      }
+    } finally {
+      await bareGit.stop()
     }
-    log(`[${kind}] push: Kiln ${median(kilnPushes).toFixed(0)} ms, file system ${median(diskPushes).toFixed(0)} ms`)
+    log(`[${kind}] push: Kiln ${median(kilnPushes).toFixed(0)} ms, bare smart HTTP ${median(barePushes).toFixed(0)} ms, ` +
+      `file system ${median(diskPushes).toFixed(0)} ms`)
 
     // Clones of the same bare repository: over loopback through Kiln (anonymous, public) and from disk.
     const served = Path.join(database.dataDir, "repositories", admin.username, "bench-0.git")
@@ -342,7 +355,9 @@ const runOn = async (
       `repository: ${FILES} files, ${COMMITS} commits, ${(directoryBytes(source) / 1e6).toFixed(1)} MB on disk (one pack)`,
       `push (median of ${RUNS}): Kiln ${median(kilnPushes).toFixed(0)} ms [${kilnPushes.map((ms) => ms.toFixed(0)).join(", ")}], ` +
         `file system ${median(diskPushes).toFixed(0)} ms [${diskPushes.map((ms) => ms.toFixed(0)).join(", ")}], ` +
-        `×${(median(kilnPushes) / median(diskPushes)).toFixed(2)}`,
+        `×${(median(kilnPushes) / median(diskPushes)).toFixed(2)}; through a bare smart-HTTP relay (node:http piping ` +
+        `to git receive-pack, nothing else) ${median(barePushes).toFixed(0)} ms [${barePushes.map((ms) => ms.toFixed(0)).join(", ")}], ` +
+        `×${(median(barePushes) / median(diskPushes)).toFixed(2)} of the file system; Kiln ÷ the bare relay ×${(median(kilnPushes) / median(barePushes)).toFixed(2)}`,
       `clone (median of ${RUNS}): Kiln ${median(kilnClones).toFixed(0)} ms [${kilnClones.map((ms) => ms.toFixed(0)).join(", ")}], ` +
         `file system ${median(diskClones).toFixed(0)} ms [${diskClones.map((ms) => ms.toFixed(0)).join(", ")}], ×${cloneRatio.toFixed(2)}`
     )
@@ -406,6 +421,7 @@ const runOn = async (
       below(`Kiln CPU ÷ git CPU per fetch of ${SMALL_COMMITS} commits`, report.fetchRatio, 0.5, false),
       below(`CPU of a push of ${SMALL_COMMITS} commits through Kiln ÷ to the file system`, report.pushCpuRatio, 1.2, false),
       below("push of the whole history through Kiln ÷ to the file system (median, wall time)", median(kilnPushes) / median(diskPushes), 1.2, false),
+      below("push of the whole history through Kiln ÷ through a bare smart-HTTP relay (median, wall time)", median(kilnPushes) / median(barePushes), 1, false),
       below("clone through Kiln ÷ file-system clone (median)", cloneRatio, 1.5, true),
       below(`${list.label}: p50 ms`, list.p50Ms, 20, true),
       ...validity(list)
