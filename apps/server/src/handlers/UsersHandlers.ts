@@ -7,6 +7,7 @@ import type { User } from "@kiln/domain/user/User"
 import { UserAccounts } from "@kiln/domain/user/UserAccounts"
 import { Api } from "../api/Api.ts"
 import * as HandlerGroup from "./HandlerGroup.ts"
+import { makeUserAnswers } from "./UserAnswers.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { Caller, currentUser, requireSignedIn } from "../http/Caller.ts"
@@ -25,6 +26,7 @@ export const UsersHandlers = HandlerGroup.group(Api, "user", [ApiErrors, KilnCon
   const errors = yield* ApiErrors
   const config = yield* KilnConfig
   const urls = siteUrls(config.rootUrl, config.ssh)
+  const answerOf = makeUserAnswers(urls)
 
   const listKeys = (viewer: Option.Option<User>, owner: User | undefined, query: {
     readonly fingerprint?: string | undefined
@@ -108,7 +110,7 @@ export const UsersHandlers = HandlerGroup.group(Api, "user", [ApiErrors, KilnCon
         )
         // After the visibility check (Forgejo checks before it), so that a 403 reveals no hidden account.
         yield* refusePublicOnlyUser(user)
-        return withLastModified(user.updatedAt)(plainJsonResponse(UserJson, userJsonFor({ user: viewer }, urls)(user)))
+        return answerOf({ user: viewer }, user)
       }))
     .handle("userListKeys", ({ params, query }) =>
       Effect.gen(function*() {

@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
+import { createHash } from "node:crypto"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -56,6 +57,48 @@ layer(TestServer.layer(), { timeout: "120 seconds" })("users, tokens and keys", 
       const unknown = yield* request("GET", "/api/v1/users/nobody")
       assert.strictEqual(unknown.status, 404)
       assert.deepStrictEqual(unknown.body, { message: "user does not exist [uid: 0, name: nobody]", url: errorUrl })
+    }))
+
+  it.effect("answers each viewer of an account with their own view whatever it answered before, and every change at once", () =>
+    Effect.gen(function*() {
+      // Answers are kept per account and kind of viewer (UserAnswers.ts): a cache that served one
+      // viewer's answer to another, or outlived a change, would show here.
+      const owner = yield* createUser("Tilda")
+      const stranger = yield* createUser("ursula")
+      const path = "/api/v1/users/tilda"
+      const callers = [
+        { auth: undefined, email: "tilda@noreply.kiln.test", loginName: "" },
+        { auth: stranger.auth, email: "Tilda@example.com", loginName: "" },
+        { auth: owner.auth, email: "Tilda@example.com", loginName: "tilda-login" },
+        { auth: admin, email: "Tilda@example.com", loginName: "tilda-login" }
+      ]
+      const named = yield* request("PATCH", "/api/v1/admin/users/tilda", { auth: admin, json: { login_name: "tilda-login", source_id: 0 } })
+      assert.strictEqual(named.status, 200, named.text)
+      const get = (auth: TestServer.Auth | undefined) => request("GET", path, auth === undefined ? {} : { auth })
+      const first = new Map<number, string>()
+      for (let round = 0; round < 2; round++) {
+        for (const [index, caller] of callers.entries()) {
+          const answer = yield* get(caller.auth)
+          assert.strictEqual(answer.status, 200, answer.text)
+          assert.strictEqual(at(answer.body, "email"), caller.email, `caller ${index}`)
+          assert.strictEqual(at(answer.body, "login_name"), caller.loginName, `caller ${index}`)
+          assert.strictEqual(answer.headers.get("etag"), `"${createHash("sha1").update(answer.text).digest("base64url")}"`)
+          assert.isFalse(Number.isNaN(Date.parse(answer.headers.get("last-modified") ?? "")))
+          const sent = `${answer.headers.get("last-modified")} ${answer.text}`
+          if (round === 0) first.set(index, sent)
+          else assert.strictEqual(sent, first.get(index), `caller ${index}, again`)
+        }
+      }
+
+      // Changes: every viewer sees each at once.
+      const renamed = yield* request("PATCH", "/api/v1/admin/users/tilda", { auth: admin, json: { full_name: "Tilda Owner" } })
+      assert.strictEqual(renamed.status, 200, renamed.text)
+      for (const caller of callers) assert.strictEqual(at((yield* get(caller.auth)).body, "full_name"), "Tilda Owner")
+      const promoted = yield* request("PATCH", "/api/v1/admin/users/tilda", { auth: admin, json: { admin: true } })
+      assert.strictEqual(promoted.status, 200, promoted.text)
+      for (const caller of callers) {
+        assert.strictEqual(at((yield* get(caller.auth)).body, "is_admin"), caller.loginName !== "", caller.email)
+      }
     }))
 
   it.effect("hides private users from strangers and limited users from anonymous callers", () =>

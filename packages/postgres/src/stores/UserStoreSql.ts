@@ -6,7 +6,9 @@ import { offsetOf, type PageRequest } from "@kiln/domain/Paging"
 import type { AccountChanges, NewAccount, User } from "@kiln/domain/user/User"
 import { type AccountSort, UserStore } from "@kiln/domain/user/UserStore"
 import { isVisibility, type Visibility } from "@kiln/domain/user/Visibility"
+import * as EmbeddedReadCache from "./EmbeddedReadCache.ts"
 import { bool, int, positionsOf, text, totalOf } from "./Rows.ts"
+import { UnchangedRows } from "./UnchangedRows.ts"
 
 export interface UserRow {
   readonly id: unknown
@@ -147,11 +149,26 @@ export const accountConflict = (name: string, email: string | undefined) => (err
     )
     : Effect.die(error)
 
+/** Accounts found by name kept on the embedded database until the next commit (EmbeddedReadCache.ts). */
+const BY_NAME_ENTRIES = 4_096
+/** Accounts found by name handed out again while their rows are unchanged (UnchangedRows.ts). */
+const UNCHANGED_ENTRIES = 4_096
+
 export const layer = Layer.effect(
   UserStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(USER_COLUMNS)
+    // A lookup by name is what `GET /users/{username}` and every owner's route do: kept on the
+    // embedded database, and the same object while the row is unchanged, which lets a caller keep
+    // work on it (UserAnswers keeps the JSON answer).
+    const byName = yield* EmbeddedReadCache.make<Option.Option<User>>(BY_NAME_ENTRIES)
+    const unchanged = new UnchangedRows<User>(UNCHANGED_ENTRIES)
+    const sameUser = (rows: ReadonlyArray<ReadonlyArray<unknown>>, keep: boolean): Option.Option<User> => {
+      const row = rows[0]
+      if (row === undefined) return Option.none()
+      return Option.some(unchanged.same(int(row[at.id]), text(row[row.length - 1]), () => userAt(row, 0), keep))
+    }
 
     const one = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
       const row = rows[0]
@@ -228,8 +245,17 @@ export const layer = Layer.effect(
     return UserStore.of({
       insert,
       findById: (id) => sql`SELECT ${columns} FROM users WHERE id = ${id}`.values.pipe(Effect.map(one), Effect.orDie),
-      findByName: (name) =>
-        sql`SELECT ${columns} FROM users WHERE lower_name = ${name.toLowerCase()}`.values.pipe(Effect.map(one), Effect.orDie),
+      findByName: (name) => {
+        const lowerName = name.toLowerCase()
+        return byName.through(
+          lowerName,
+          Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) =>
+            sql`SELECT ${columns}, xmin::text FROM users WHERE lower_name = ${lowerName}`.values.pipe(
+              Effect.map((rows) => sameUser(rows, Option.isNone(transaction))),
+              Effect.orDie
+            ))
+        )
+      },
       findSignInCandidate: (login) =>
         sql`SELECT ${columns} FROM users
           WHERE kind = 'individual' AND (lower_name = ${login.toLowerCase()} OR lower(email) = ${login.toLowerCase()})
