@@ -7,15 +7,12 @@
  *
  * Kept in a WeakMap: an answer lives as long as the store keeps its repository.
  */
-import { HttpServerResponse } from "effect/http"
+import type { HttpServerResponse } from "effect/http"
 import type { AccessibleRepository } from "@kiln/domain/repo/Repositories"
 import type { Repository } from "@kiln/domain/repo/Repository"
 import type { User } from "@kiln/domain/user/User"
-import { keepTag } from "../http/conditional/EntityTag.ts"
-import { withLastModified } from "../http/conditional/LastModified.ts"
+import { jsonAnswer } from "../http/conditional/KeptJsonAnswer.ts"
 import { accessVariant, type RepositoryJson } from "../wire/Repository.ts"
-
-const encoder = new TextEncoder()
 
 interface Kept {
   /** The owner the answers show (the store already gives a new repository object when it changes). */
@@ -27,12 +24,7 @@ interface Kept {
 export const makeRepositoryAnswers = (render: (item: AccessibleRepository) => RepositoryJson) => {
   const kept = new WeakMap<Repository, Kept>()
 
-  const answer = (item: AccessibleRepository, reused: boolean) => {
-    const bytes = encoder.encode(JSON.stringify(render(item)))
-    // Hashed once here for every time the answer is sent again (ConditionalResponses tags each).
-    if (reused) keepTag(bytes)
-    return withLastModified(item.repository.updatedAt)(HttpServerResponse.uint8Array(bytes, { contentType: "application/json" }))
-  }
+  const answer = (item: AccessibleRepository, kept: boolean) => jsonAnswer(render(item), item.repository.updatedAt, kept)
 
   return (item: AccessibleRepository): HttpServerResponse.HttpServerResponse => {
     // A fork's answer shows its base too, which is read anew for every request: rendered each time.

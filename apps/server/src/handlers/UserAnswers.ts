@@ -6,13 +6,10 @@
  *
  * Kept in a WeakMap: an answer lives as long as the store keeps its account.
  */
-import { HttpServerResponse } from "effect/http"
+import type { HttpServerResponse } from "effect/http"
 import type { User } from "@kiln/domain/user/User"
-import { keepTag } from "../http/conditional/EntityTag.ts"
-import { withLastModified } from "../http/conditional/LastModified.ts"
+import { jsonAnswer } from "../http/conditional/KeptJsonAnswer.ts"
 import { accessOf, type SiteUrls, toUserJson, type Viewer } from "../wire/User.ts"
-
-const encoder = new TextEncoder()
 
 /** What a viewer sees of an account depends on these alone (toUserJson). */
 type Variant = "anonymous" | "signed" | "privileged"
@@ -30,10 +27,7 @@ export const makeUserAnswers = (urls: SiteUrls) => {
     }
     const known = answers.get(variant)
     if (known !== undefined) return known
-    const bytes = encoder.encode(JSON.stringify(toUserJson(user, urls, access)))
-    // Hashed once here for every time the answer is sent again (ConditionalResponses tags each).
-    keepTag(bytes)
-    const fresh = withLastModified(user.updatedAt)(HttpServerResponse.uint8Array(bytes, { contentType: "application/json" }))
+    const fresh = jsonAnswer(toUserJson(user, urls, access), user.updatedAt, true)
     answers.set(variant, fresh)
     return fresh
   }
