@@ -19,6 +19,8 @@ export interface BenchSettings {
   readonly gitRounds: number
   /** Unmeasured rounds before them, reported apart: a just-started server's code is not yet optimized. */
   readonly gitWarmUpRounds: number
+  /** Whether the git scenario also measures its small operations on a generated ~1 GB repository. */
+  readonly gitLarge: boolean
   /** Where Kiln writes V8 CPU profiles, when profiling. */
   readonly cpuProfileDir?: string
 }

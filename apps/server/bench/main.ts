@@ -56,6 +56,8 @@ const usage = `pnpm bench -- [options]
                         a run's figures vary by ±20% at 20)
   --git-warm-up <n>     rounds before those, reported apart (default 40): a just-started server's
                         first pushes cost up to twice a running one's
+  --git-large           the git scenario also runs its small operations on a generated repository
+                        of 10,000 files, ~1 GB (adds ~10 minutes per database)
   --postgres-url <url>  maintenance database of the Postgres server
                         (default postgres://postgres@127.0.0.1:5432/postgres)
   --cpu-prof            write V8 CPU profiles of the Kiln server to bench/results/profiles-<time>/
@@ -76,6 +78,7 @@ const { values } = parseArgs({
     users: { type: "string", default: "10000" },
     "git-rounds": { type: "string", default: "20" },
     "git-warm-up": { type: "string", default: "40" },
+    "git-large": { type: "boolean", default: false },
     "postgres-url": { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     "cpu-prof": { type: "boolean", default: false },
     list: { type: "boolean", default: false },
@@ -127,6 +130,7 @@ const settings: BenchSettings = {
   users: Math.round(positive("users", values.users)),
   gitRounds: Math.round(positive("git-rounds", values["git-rounds"])),
   gitWarmUpRounds: Number(values["git-warm-up"]) >= 0 ? Math.round(Number(values["git-warm-up"])) : fail("--git-warm-up must be 0 or more"),
+  gitLarge: values["git-large"],
   ...(cpuProfileDir === undefined ? {} : { cpuProfileDir })
 }
 

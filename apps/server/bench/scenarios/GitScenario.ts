@@ -23,9 +23,21 @@ import { below, type BenchSettings, type DatabaseReport, type Scenario, type Tar
 
 const admin: Admin = { username: "bench-admin", password: "bench-admin-password", email: "bench-admin@bench.invalid" }
 
-const FILES = 2_000
-const COMMITS = 300
-const FILE_BYTES = 10_000
+/** What a generated repository holds: its first commit adds `files` files of `fileBytes` each. */
+interface RepositoryShape {
+  readonly files: number
+  readonly commits: number
+  readonly fileBytes: number
+}
+
+const STANDARD: RepositoryShape = { files: 2_000, commits: 300, fileBytes: 10_000 }
+/**
+ * `--git-large`: issue 30 asks whether a push's own cost grows with its repository (the size
+ * measurement walks it). 10,000 files of base64 noise, which zlib packs to ~3/4: ~1 GB on disk.
+ */
+const LARGE: RepositoryShape = { files: 10_000, commits: 10, fileBytes: 134_000 }
+/** The small operations change files among the first this many, which every shape has. */
+const FILES = STANDARD.files
 const CHANGED_PER_COMMIT = 6
 const CHANGE_BYTES = 6_000
 const BRANCHES = 500
@@ -73,33 +85,33 @@ const noise = (seed: number, bytes: number): string => {
 }
 
 /** The `git fast-import` stream of the generated history, written to `file`. */
-const writeHistory = (file: string) => {
+const writeHistory = (file: string, shape: RepositoryShape) => {
   const out = Fs.openSync(file, "w")
   const write = (text: string) => Fs.writeSync(out, text)
   const data = (content: string) => write(`data ${Buffer.byteLength(content)}\n${content}\n`)
   const path = (i: number) => `src/module-${i % 40}/file-${i}.txt`
-  for (let commit = 0; commit < COMMITS; commit++) {
+  for (let commit = 0; commit < shape.commits; commit++) {
     write(`commit refs/heads/main\nmark :${commit + 1}\n`)
     write(`committer Bench <bench@bench.invalid> ${1_700_000_000 + commit * 60} +0000\n`)
     data(`change ${commit}\n`)
     if (commit > 0) write(`from :${commit}\n`)
     const files = commit === 0
-      ? Array.from({ length: FILES }, (_, i) => ({ i, bytes: FILE_BYTES }))
-      : Array.from({ length: CHANGED_PER_COMMIT }, (_, k) => ({ i: (commit * 97 + k * 331) % FILES, bytes: CHANGE_BYTES }))
+      ? Array.from({ length: shape.files }, (_, i) => ({ i, bytes: shape.fileBytes }))
+      : Array.from({ length: CHANGED_PER_COMMIT }, (_, k) => ({ i: (commit * 97 + k * 331) % shape.files, bytes: CHANGE_BYTES }))
     for (const { i, bytes } of files) {
       write(`M 100644 inline ${path(i)}\n`)
-      data(noise(commit * FILES + i + 1, bytes))
+      data(noise(commit * shape.files + i + 1, bytes))
     }
   }
   Fs.closeSync(out)
 }
 
 /** The generated bare repository in one pack, as a served repository usually is. */
-export const generate = async (directory: string, env: NodeJS.ProcessEnv) => {
-  const source = Path.join(directory, "source.git")
+export const generate = async (directory: string, env: NodeJS.ProcessEnv, shape: RepositoryShape = STANDARD, name = "source") => {
+  const source = Path.join(directory, `${name}.git`)
   await git(env, ["init", "-q", "--bare", "-b", "main", source])
-  const stream = Path.join(directory, "history.fi")
-  writeHistory(stream)
+  const stream = Path.join(directory, `${name}.fi`)
+  writeHistory(stream, shape)
   await git(env, ["fast-import", "--quiet"], { cwd: source, input: Fs.createReadStream(stream) })
   Fs.rmSync(stream)
   await git(env, ["repack", "-a", "-d", "-q"], { cwd: source })
@@ -279,6 +291,7 @@ export const reportSmallOperations = (small: Awaited<ReturnType<typeof smallOper
   }
   return {
     lines,
+    pushKilnMs: small.push.server / rounds,
     pushRatio: small.push.server / small.push.git,
     fetchRatio: small.fetch.server / small.fetch.git,
     pushCpuRatio
@@ -289,6 +302,7 @@ const runOn = async (
   kind: BenchDatabase.DatabaseKind,
   settings: BenchSettings,
   source: string,
+  large: string | undefined,
   work: string,
   env: NodeJS.ProcessEnv,
   log: (line: string) => void
@@ -307,6 +321,12 @@ const runOn = async (
       const url = new URL(`${server?.url}/${admin.username}/${name}.git`)
       url.username = admin.username
       url.password = token
+      return url.toString()
+    }
+    const anonymousRemote = (name: string) => {
+      const url = new URL(remote(name))
+      url.username = ""
+      url.password = ""
       return url.toString()
     }
     const scratch = (label: string) => Fs.mkdtempSync(Path.join(work, `${kind}-${label}-`))
@@ -352,7 +372,7 @@ const runOn = async (
     const cloneRatio = median(kilnClones) / median(diskClones)
     log(`[${kind}] clone: Kiln ${median(kilnClones).toFixed(0)} ms, file system ${median(diskClones).toFixed(0)} ms (×${cloneRatio.toFixed(2)})`)
     notes.push(
-      `repository: ${FILES} files, ${COMMITS} commits, ${(directoryBytes(source) / 1e6).toFixed(1)} MB on disk (one pack)`,
+      `repository: ${STANDARD.files} files, ${STANDARD.commits} commits, ${(directoryBytes(source) / 1e6).toFixed(1)} MB on disk (one pack)`,
       `push (median of ${RUNS}): Kiln ${median(kilnPushes).toFixed(0)} ms [${kilnPushes.map((ms) => ms.toFixed(0)).join(", ")}], ` +
         `file system ${median(diskPushes).toFixed(0)} ms [${diskPushes.map((ms) => ms.toFixed(0)).join(", ")}], ` +
         `×${(median(kilnPushes) / median(diskPushes)).toFixed(2)}; through a bare smart-HTTP relay (node:http piping ` +
@@ -366,10 +386,7 @@ const runOn = async (
     // embedded) against its git children's (receive-pack, upload-pack and what they run), from
     // /proc: CPU time is steady on a shared machine where wall time is not.
     const profiler = cpuProfileDir === undefined ? undefined : await InspectorProfiler.connect(logFile, server.pid)
-    const anonymous = new URL(remote("bench-0"))
-    anonymous.username = ""
-    anonymous.password = ""
-    const small = await smallOperations(env, source, scratch("small"), { push: remote("bench-0"), fetch: anonymous.toString() }, server.pid, settings.gitRounds, {
+    const small = await smallOperations(env, source, scratch("small"), { push: remote("bench-0"), fetch: anonymousRemote("bench-0") }, server.pid, settings.gitRounds, {
       rounds: settings.gitWarmUpRounds,
       after: async () => profiler?.start()
     })
@@ -381,6 +398,34 @@ const runOn = async (
     for (const line of report.lines) {
       log(`[${kind}] ${line}`)
       notes.push(line)
+    }
+    // The same small operations on a ~1 GB repository (--git-large): does Kiln's own part grow with it?
+    const largeTargets: Array<TargetCheck> = []
+    if (large !== undefined) {
+      const shape = `${LARGE.files.toLocaleString("en-US")} files, ${(directoryBytes(large) / 1e9).toFixed(2)} GB`
+      await createRepository(server.url, token, "large")
+      const pushed = await timed(() => git(env, ["push", "-q", remote("large"), "refs/heads/*:refs/heads/*"], { cwd: large }))
+      const largeScratch = scratch("large")
+      try {
+        const onLarge = reportSmallOperations(
+          await smallOperations(env, large, largeScratch, { push: remote("large"), fetch: anonymousRemote("large") }, server.pid, settings.gitRounds, {
+            rounds: settings.gitWarmUpRounds
+          }),
+          settings.gitRounds
+        )
+        for (const line of [`whole-history push of the large repository (${shape}) through Kiln: ${(pushed / 1000).toFixed(1)} s`, ...onLarge.lines]) {
+          const tagged = line.startsWith("whole-history") ? line : `large repository (${shape}): ${line}`
+          log(`[${kind}] ${tagged}`)
+          notes.push(tagged)
+        }
+        largeTargets.push(
+          below(`large repository: Kiln CPU ÷ git CPU per push of ${SMALL_COMMITS} commits`, onLarge.pushRatio, 0.5, false),
+          below(`Kiln CPU per push of ${SMALL_COMMITS} commits: large repository ÷ the ${(directoryBytes(source) / 1e6).toFixed(0)} MB one`,
+            onLarge.pushKilnMs / report.pushKilnMs, 1.2, false)
+        )
+      } finally {
+        Fs.rmSync(largeScratch, { recursive: true, force: true })
+      }
     }
     // What part of those operations is the server running cold: each of their requests comes after
     // the server idled while the client's git ran.
@@ -422,6 +467,7 @@ const runOn = async (
       below(`CPU of a push of ${SMALL_COMMITS} commits through Kiln ÷ to the file system`, report.pushCpuRatio, 1.2, false),
       below("push of the whole history through Kiln ÷ to the file system (median, wall time)", median(kilnPushes) / median(diskPushes), 1.2, false),
       below("push of the whole history through Kiln ÷ through a bare smart-HTTP relay (median, wall time)", median(kilnPushes) / median(barePushes), 1, false),
+      ...largeTargets,
       below("clone through Kiln ÷ file-system clone (median)", cloneRatio, 1.5, true),
       below(`${list.label}: p50 ms`, list.p50Ms, 20, true),
       ...validity(list)
@@ -446,9 +492,11 @@ export const scenario: Scenario = {
       const started = performance.now()
       const source = await generate(work, env)
       log(`generated the repository in ${((performance.now() - started) / 1000).toFixed(1)} s (${(directoryBytes(source) / 1e6).toFixed(1)} MB)`)
+      const large = settings.gitLarge ? await generate(work, env, LARGE, "large") : undefined
+      if (large !== undefined) log(`generated the large repository in ${((performance.now() - started) / 1000).toFixed(1)} s in all (${(directoryBytes(large) / 1e9).toFixed(2)} GB)`)
       for (const kind of settings.databases) {
         try {
-          databases.push(await runOn(kind, settings, source, work, env, log))
+          databases.push(await runOn(kind, settings, source, large, work, env, log))
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error)
           log(`[${kind}] failed: ${message}`)
