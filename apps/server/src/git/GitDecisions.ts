@@ -25,10 +25,17 @@ import type { GitAccessRequest, GitService } from "@kiln/git"
  * The version a decision about `service` is kept for: the access version, which a push's own writes
  * (its repository's contents) leave as it is, so that the next fetch or push is decided as before;
  * but the data version for a push while quotas are enforced, as its quota check reads the sizes
- * pushes change.
+ * pushes change. An anonymous caller's push is refused before any quota is read (GitAccess: asked
+ * to sign in, or told the repository moved or is archived), so its refusal keeps the access
+ * version: git's first request of every push is one, and each push had its own repository read.
  */
-export const decisionVersion = (changes: DataChanges["Service"], service: GitService, quotaEnforced: boolean): number | undefined =>
-  service === "git-receive-pack" && quotaEnforced ? changes.version() : changes.accessVersion()
+export const decisionVersion = (
+  changes: DataChanges["Service"],
+  service: GitService,
+  quotaEnforced: boolean,
+  anonymous: boolean
+): number | undefined =>
+  service === "git-receive-pack" && quotaEnforced && !anonymous ? changes.version() : changes.accessVersion()
 
 interface Entry<D> {
   readonly version: number

@@ -171,7 +171,7 @@ export const make = Effect.gen(function*() {
 
   const authorize = (request: GitAccessRequest): Promise<GitAccessDecision> => {
     // Read before deciding: a change committed meanwhile moves it, and the decision is not reused.
-    const version = decisionVersion(changes, request.service, config.quotaEnforce)
+    const version = decisionVersion(changes, request.service, config.quotaEnforce, request.credentials === undefined)
     const key = version === undefined ? undefined : decisions.keyOf(request)
     const kept = key === undefined || version === undefined ? undefined : decisions.get(key, version)
     // The slots' share goes by the address of this request's anonymous caller.

@@ -88,7 +88,7 @@ export const make = Effect.gen(function*() {
   const decide = async (identity: SshIdentity, owner: string, repo: string, operation: GitOperation) => {
     const service = operation === "write" ? "git-receive-pack" : "git-upload-pack"
     // Read before deciding: a change committed meanwhile moves it, and the decision is not kept.
-    const version = Option.isSome(changes) ? decisionVersion(changes.value, service, config.quotaEnforce) : undefined
+    const version = Option.isSome(changes) ? decisionVersion(changes.value, service, config.quotaEnforce, /* a key signs someone in */ false) : undefined
     const signedIn = { username: `${identity.caller._tag} ${identity.key.id}`, password: "" }
     const key = version === undefined ? undefined : decisions.keyOf({ owner, repo, service, credentials: signedIn })
     const kept = key === undefined || version === undefined ? undefined : decisions.get(key, version)

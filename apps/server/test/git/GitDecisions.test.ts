@@ -6,12 +6,16 @@ const request = (credentials?: { username: string; password: string }): GitAcces
   ({ owner: "o", repo: "r", service: "git-upload-pack", credentials })
 
 describe("GitDecisions", () => {
-  it("keeps decisions for the access version, but a push's for the data version while quotas are enforced", () => {
+  it("keeps decisions for the access version, but a signed-in push's for the data version while quotas are enforced", () => {
     const changes = { version: () => 7, accessVersion: () => 3, changed: () => {} }
-    assert.strictEqual(decisionVersion(changes, "git-upload-pack", false), 3)
-    assert.strictEqual(decisionVersion(changes, "git-upload-pack", true), 3)
-    assert.strictEqual(decisionVersion(changes, "git-receive-pack", false), 3)
-    assert.strictEqual(decisionVersion(changes, "git-receive-pack", true), 7)
+    for (const anonymous of [false, true]) {
+      assert.strictEqual(decisionVersion(changes, "git-upload-pack", false, anonymous), 3)
+      assert.strictEqual(decisionVersion(changes, "git-upload-pack", true, anonymous), 3)
+      assert.strictEqual(decisionVersion(changes, "git-receive-pack", false, anonymous), 3)
+    }
+    assert.strictEqual(decisionVersion(changes, "git-receive-pack", true, false), 7)
+    // Refused before any quota is read: nothing a push writes changes it.
+    assert.strictEqual(decisionVersion(changes, "git-receive-pack", true, true), 3)
   })
 
   it("answers a decision at the version it was made at only, and not after its time", () => {

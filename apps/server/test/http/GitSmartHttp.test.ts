@@ -184,9 +184,9 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("git smart HTTP", (it) => 
       assert.strictEqual(made.status, 201, made.text)
       const token = yield* createToken(dana.auth, "dana", "reader", ["read:repository"])
       const base = yield* baseUrl
-      const advertise = (credentials?: string) =>
+      const advertise = (credentials?: string, service = "git-upload-pack") =>
         Effect.promise(() =>
-          fetch(`${base}/dana/kept.git/info/refs?service=git-upload-pack`, {
+          fetch(`${base}/dana/kept.git/info/refs?service=${service}`, {
             headers: credentials === undefined ? {} : { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` }
           }).then(async (response) => {
             await response.arrayBuffer()
@@ -208,6 +208,13 @@ layer(TestServer.layer(), { timeout: "300 seconds" })("git smart HTTP", (it) => 
       const shown = yield* request("PATCH", "/api/v1/repos/dana/kept", { auth: dana.auth, json: { private: false } })
       assert.strictEqual(shown.status, 200, shown.text)
       assert.deepStrictEqual(yield* twice(), [200, 200])
+
+      // An anonymous push is asked to sign in, and refused outright once the repository is archived.
+      const twicePushing = () => Effect.all([advertise(undefined, "git-receive-pack"), advertise(undefined, "git-receive-pack")])
+      assert.deepStrictEqual(yield* twicePushing(), [401, 401])
+      const archived = yield* request("PATCH", "/api/v1/repos/dana/kept", { auth: dana.auth, json: { archived: true } })
+      assert.strictEqual(archived.status, 200, archived.text)
+      assert.deepStrictEqual(yield* twicePushing(), [403, 403])
     }))
 
   it.effect("refuses an account that must change its password with Forgejo's 401, whatever the repository, until it no longer must", () =>
