@@ -57,7 +57,7 @@ const usage = `pnpm bench -- [options]
   --git-warm-up <n>     rounds before those, reported apart (default 40): a just-started server's
                         first pushes cost up to twice a running one's
   --git-large           the git scenario also runs its small operations on a generated repository
-                        of 10,000 files, ~1 GB (adds ~10 minutes per database)
+                        of 10,000 files, ~1 GB (~2.5 minutes to generate, ~4 more per database)
   --postgres-url <url>  maintenance database of the Postgres server
                         (default postgres://postgres@127.0.0.1:5432/postgres)
   --cpu-prof            write V8 CPU profiles of the Kiln server to bench/results/profiles-<time>/

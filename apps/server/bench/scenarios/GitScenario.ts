@@ -402,7 +402,7 @@ const runOn = async (
     // The same small operations on a ~1 GB repository (--git-large): does Kiln's own part grow with it?
     const largeTargets: Array<TargetCheck> = []
     if (large !== undefined) {
-      const shape = `${LARGE.files.toLocaleString("en-US")} files, ${(directoryBytes(large) / 1e9).toFixed(2)} GB`
+      const described = `${LARGE.files.toLocaleString("en-US")} files, ${(directoryBytes(large) / 1e9).toFixed(2)} GB`
       await createRepository(server.url, token, "large")
       const pushed = await timed(() => git(env, ["push", "-q", remote("large"), "refs/heads/*:refs/heads/*"], { cwd: large }))
       const largeScratch = scratch("large")
@@ -413,8 +413,8 @@ const runOn = async (
           }),
           settings.gitRounds
         )
-        for (const line of [`whole-history push of the large repository (${shape}) through Kiln: ${(pushed / 1000).toFixed(1)} s`, ...onLarge.lines]) {
-          const tagged = line.startsWith("whole-history") ? line : `large repository (${shape}): ${line}`
+        for (const line of [`whole-history push of the large repository (${described}) through Kiln: ${(pushed / 1000).toFixed(1)} s`, ...onLarge.lines]) {
+          const tagged = line.startsWith("whole-history") ? line : `large repository (${described}): ${line}`
           log(`[${kind}] ${tagged}`)
           notes.push(tagged)
         }
