@@ -24,7 +24,7 @@ interface Kept {
 export const makeRepositoryAnswers = (render: (item: AccessibleRepository) => RepositoryJson) => {
   const kept = new WeakMap<Repository, Kept>()
 
-  const answer = (item: AccessibleRepository, kept: boolean) => jsonAnswer(render(item), item.repository.updatedAt, kept)
+  const answer = (item: AccessibleRepository, reused: boolean) => jsonAnswer(render(item), item.repository.updatedAt, reused)
 
   return (item: AccessibleRepository): HttpServerResponse.HttpServerResponse => {
     // A fork's answer shows its base too, which is read anew for every request: rendered each time.
