@@ -11,7 +11,8 @@
  * millisecond the log went from ~8 to ~4 µs of a `/version` request's ~55 µs of CPU.
  */
 import { Effect } from "effect"
-import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { HttpServerResponse } from "effect/http"
+import { withRequest } from "./ServedRequest.ts"
 
 /** How long a line may wait for others before the batch is written. */
 const FLUSH_AFTER_MS = 20
@@ -86,7 +87,7 @@ export const logRequest = (method: string, url: string, status: number, startedM
 }
 
 export const accessLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  withRequest((request) => {
     const started = performance.now()
     return Effect.onExit(app, (exit) => {
       const status = exit._tag === "Success" ? exit.value.status : 500

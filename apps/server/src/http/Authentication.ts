@@ -17,6 +17,7 @@ import { RateLimiter } from "./ratelimit/RateLimiter.ts"
 import { queryOf } from "./RequestTarget.ts"
 import { signInOrigin, throttledResponse } from "./SignInThrottling.ts"
 import { levelOf, ScopeCategories } from "./TokenScope.ts"
+import { withRequest } from "./ServedRequest.ts"
 
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Caller }>()(
   "@kiln/server/Authentication",
@@ -99,7 +100,7 @@ export const layer = Layer.effect(
     })
 
     return Authentication.of((httpEffect, { endpoint, group }) =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      withRequest((request) => {
         const credentials = parseAuthorization(request.headers["authorization"])
         if (Option.isNone(credentials)) {
           return Effect.andThen(

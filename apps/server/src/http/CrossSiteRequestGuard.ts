@@ -10,9 +10,9 @@
  * explicitly (`trusted`) is the operator's own, which may write through CORS anyway.
  */
 import { Effect } from "effect"
-import { HttpServerRequest } from "effect/http"
 import type { HttpServerResponse } from "effect/http"
 import { forgejoJson } from "./ErrorResponses.ts"
+import { withRequest } from "./ServedRequest.ts"
 
 export const CROSS_SITE_MESSAGE = "cross-site requests with browser credentials are not allowed"
 
@@ -44,7 +44,7 @@ export const crossSiteRequestGuard = (
 ) => {
   const siteOrigin = new URL(rootUrl).origin
   return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    withRequest((request) => {
       const headers = request.headers
       if (
         SAFE_METHODS.has(request.method.toUpperCase()) ||

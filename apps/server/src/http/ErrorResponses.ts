@@ -17,6 +17,7 @@ import { Cause, Effect } from "effect"
 import { HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { NOT_FOUND_MESSAGE } from "./ApiErrors.ts"
+import { withRequest } from "./ServedRequest.ts"
 
 export const FORGEJO_JSON = "application/json;charset=utf-8"
 
@@ -121,7 +122,7 @@ const shape = (
  */
 export const forgejoErrorResponses = (errorUrl: string, exempt: (url: string) => boolean) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  withRequest((request) =>
     exempt(request.url) ? app : Effect.matchCauseEffect(app, {
       onFailure: (cause) =>
         // A client that went away needs no answer and the server's log no entry.

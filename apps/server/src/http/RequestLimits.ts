@@ -5,7 +5,8 @@
  * unlimited (`exempt`). A read cut off at the limit by the platform answers 413.
  */
 import { ByteSize, Cause, Effect } from "effect"
-import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpIncomingMessage, HttpServerResponse } from "effect/http"
+import { withRequest } from "./ServedRequest.ts"
 
 const tooLarge = (errorUrl: string, limit: number) =>
   HttpServerResponse.jsonUnsafe(
@@ -29,7 +30,7 @@ export const requestLimits = (options: {
   readonly exempt?: (url: string) => boolean
 }) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  withRequest((request) => {
     // Without a length or a chunked encoding there is no body to limit (most GETs).
     const length = request.headers["content-length"]
     if ((length === undefined || length === "0") && request.headers["transfer-encoding"] === undefined) return app

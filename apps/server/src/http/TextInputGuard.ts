@@ -8,11 +8,12 @@
  * Bodies are checked where each route reads its own, after authentication (bodies/CheckedRequest.ts).
  */
 import { Effect } from "effect"
-import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { HttpServerResponse } from "effect/http"
 import { goFieldName } from "./BindingErrors.ts"
 import { forgejoJson } from "./ErrorResponses.ts"
 import { NOT_FOUND_MESSAGE } from "./ApiErrors.ts"
 import { formFields } from "./bodies/FormFields.ts"
+import { withRequest } from "./ServedRequest.ts"
 
 /** Whether PostgreSQL's `text` can hold the string. */
 export const isStorableText = (text: string): boolean => !text.includes("\u0000") && text.isWellFormed()
@@ -48,7 +49,7 @@ export const unstorableQueryKey = (url: string): string | undefined => {
 
 export const textInputGuard = (errorUrl: string, exempt: (url: string) => boolean) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  withRequest((request) => {
     if (exempt(request.url)) return app
     if (pathNamesNothing(request.url)) {
       return Effect.succeed(forgejoJson({ message: NOT_FOUND_MESSAGE, url: errorUrl, errors: [] }, 404))

@@ -5,7 +5,8 @@
  * the header is the sign of such a deployment: the first one is warned about, once per process.
  */
 import { Effect } from "effect"
-import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { HttpServerResponse } from "effect/http"
+import { withRequest } from "./ServedRequest.ts"
 
 export const warningText =
   "a request carried X-Forwarded-For, which is ignored without KILN_TRUSTED_PROXIES: behind a reverse proxy, " +
@@ -14,7 +15,7 @@ export const warningText =
 export const warnOnForwardedHeaders = () => {
   let warned = false
   return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    withRequest((request) => {
       if (warned || request.headers["x-forwarded-for"] === undefined) return app
       warned = true
       const peer = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"

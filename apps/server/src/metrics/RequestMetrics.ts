@@ -4,9 +4,10 @@
  * bounded) and status, with git's smart HTTP and archives also counted as git operations.
  */
 import { Effect, Option } from "effect"
-import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { HttpRouter, type HttpServerResponse } from "effect/http"
 import type { GitOperation, ServerMetrics } from "./ServerMetrics.ts"
 import { pathnameOf } from "../http/RequestTarget.ts"
+import { withRequest } from "../http/ServedRequest.ts"
 
 interface GitRequest {
   readonly operation: GitOperation
@@ -41,7 +42,7 @@ const contentLength = (value: string | undefined): number => {
 
 export const measure = (metrics: typeof ServerMetrics.Service, isGitPath: (pathname: string) => boolean) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  withRequest((request) => {
     const started = performance.now()
     metrics.inFlight.inc()
     return Effect.onExit(app, (exit) =>

@@ -21,13 +21,14 @@
  * load balancer and per git request.
  */
 import { Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import type { DataChanges } from "@kiln/domain/changes/DataChanges"
 import { clientAddress } from "../ratelimit/Admission.ts"
 import { forAddress } from "../ratelimit/RateLimiter.ts"
 import * as RequestBudgets from "../ratelimit/RequestBudgets.ts"
 import { noneMatchHolds, notModifiedSince, tagOf } from "./EntityTag.ts"
 import { requestKey, ValidatorCache } from "./ValidatorCache.ts"
+import { withRequest } from "../ServedRequest.ts"
 
 /** Longer URLs are answered as usual but never remembered. */
 export const MAX_REMEMBERED_URL = 2_048
@@ -66,7 +67,7 @@ export const conditionalResponses = (
   const { cache } = options
   const remembers = (url: string) => url.length <= MAX_REMEMBERED_URL && options.remembers(url)
   return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    withRequest((request) => {
       const method = request.method
       if ((method !== "GET" && method !== "HEAD") || options.exempt(request.url)) {
         return options.changesNothing(request.url) ? app : Effect.ensuring(app, Effect.sync(changes.changed))

@@ -5,11 +5,12 @@
  */
 import { Effect } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { withRequest } from "../ServedRequest.ts"
 
 /** The same request, read as a GET (everything else, the platform's request object included, shared). */
 const asGet = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest =>
   Object.create(request, { method: { value: "GET", enumerable: true } })
 
 export const headAsGet = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  withRequest((request) =>
     request.method === "HEAD" ? Effect.provideService(app, HttpServerRequest.HttpServerRequest, asGet(request)) : app)

@@ -11,8 +11,9 @@
  * and granted credentials when they are enabled, only when the list names origins and no `*`.
  */
 import { Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import type { CorsSettings } from "../../config/KilnConfig.ts"
+import { withRequest } from "../ServedRequest.ts"
 
 const ALWAYS_ALLOWED_HEADERS = ["Authorization", "X-Gitea-OTP", "X-Forgejo-OTP"]
 
@@ -73,7 +74,7 @@ export const corsResponses = (settings: CorsSettings, exempt: (url: string) => b
   }
 
   return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    withRequest((request) => {
       if (exempt(request.url)) return app
       const origin = request.headers["origin"]
       const asked = request.headers["access-control-request-method"]

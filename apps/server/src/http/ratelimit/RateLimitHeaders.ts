@@ -4,9 +4,10 @@
  * a 429.
  */
 import { Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import type { BudgetState, RateLimiter } from "./RateLimiter.ts"
 import * as RequestBudgets from "./RequestBudgets.ts"
+import { withRequest } from "../ServedRequest.ts"
 
 export const headersOf = (state: BudgetState, resource: string): Record<string, string> => ({
   "x-ratelimit-limit": String(state.limit),
@@ -21,7 +22,7 @@ export const retryAfterOf = (state: BudgetState): string => String(Math.max(1, s
 
 export const rateLimitHeaders = (limiter: RateLimiter["Service"]) =>
 <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  withRequest((request) =>
     Effect.map(app, (response) => {
       const spent = RequestBudgets.recorded(request.source)
       if (spent === undefined) return response
