@@ -1,7 +1,12 @@
 /** Strong entity tags of answers, and the request's conditions on them (RFC 9110 §13). */
 import { hash } from "node:crypto"
+import { sha1Base64Url } from "./Sha1.ts"
 
-const digestOf = (body: Uint8Array): string => `"${hash("sha1", body, "base64url")}"`
+/** Up to this many bytes a body is hashed in JavaScript (Sha1.ts), past it by Node's one-shot digest. */
+export const SMALL_BODY_BYTES = 256
+
+const digestOf = (body: Uint8Array): string =>
+  `"${body.length <= SMALL_BODY_BYTES ? sha1Base64Url(body) : hash("sha1", body, "base64url")}"`
 
 /** Tags computed ahead, for bodies sent again and again (RepositoryAnswers.ts), while they live. */
 const keptTags = new WeakMap<Uint8Array, string>()
