@@ -1,7 +1,7 @@
 /**
  * The request being served, read in one step of its fiber. `Effect.flatMap(HttpServerRequest, f)`
  * takes three (the service's lookup, the flatMap, its continuation), and each router-wide
- * middleware did it for every request: ~30 of a `/version` request's ~74 steps.
+ * middleware did it for every request: 30 of the 60 steps of a `/version` request.
  */
 import { Context, Effect } from "effect"
 import { HttpServerRequest } from "effect/http"

@@ -26,10 +26,8 @@ export const sha1Base64Url = (body: Uint8Array): string => {
     const start = block * 64
     for (let i = 0; i < 16; i++) {
       const at = start + i * 4
-      words[i] = at + 3 < length
-        ? ((body[at] ?? 0) << 24) | ((body[at + 1] ?? 0) << 16) | ((body[at + 2] ?? 0) << 8) | (body[at + 3] ?? 0)
-        : (paddedByte(body, at) << 24) | (paddedByte(body, at + 1) << 16) | (paddedByte(body, at + 2) << 8) |
-          paddedByte(body, at + 3)
+      words[i] = (paddedByte(body, at) << 24) | (paddedByte(body, at + 1) << 16) | (paddedByte(body, at + 2) << 8) |
+        paddedByte(body, at + 3)
     }
     if (block === blocks - 1) {
       // The length in bits, big-endian: its high word is length ÷ 2^29.
