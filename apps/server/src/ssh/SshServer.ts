@@ -1,6 +1,7 @@
 /**
  * Kiln's built-in SSH server (Forgejo's START_SSH_SERVER), on `ssh2`: public-key authentication
- * only, with the keys of accounts and deploy keys (looked up for every attempt, never remembered);
+ * only, with the keys of accounts and deploy keys (a lookup is kept while the access version it was
+ * read at holds: KeptKeyLookups);
  * sessions may only `exec` git's services (and git-lfs-authenticate), through GitSessions. No
  * shell, pty, subsystem, forwarding of any kind or environment other than GIT_PROTOCOL.
  *
@@ -23,6 +24,7 @@ import { ServerMetrics } from "../metrics/ServerMetrics.ts"
 import * as GitSessions from "./GitSessions.ts"
 import type { SignedIn } from "./GitSessions.ts"
 import { loadHostKeys } from "./HostKeys.ts"
+import { type KeyLookup, makeKeptKeyLookups } from "./KeptKeyLookups.ts"
 
 /** Authentication requests one connection may make (OpenSSH's MaxAuthTries is 6; keys are tried in turn). */
 const MAX_AUTH_ATTEMPTS = 20
@@ -132,13 +134,15 @@ export const make = Effect.gen(function*() {
     algorithms: { cipher: ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr"] }
   })
 
+  const lookUp = makeKeptKeyLookups((fingerprint) => run(identities.byFingerprint(fingerprint)), accessVersion)
+
   const authenticate = (state: ConnectionState, client: Connection) => {
     let attempts = 0
     // The identity whose signature was checked last, and the access version it was read at; each
     // command reads the key again once anything has changed since (GitSessions.serveKey).
     let identity: SignedIn | undefined
     // A client offers a key, then signs with it: the second attempt takes the first one's lookup.
-    let offered: { readonly fingerprint: string; readonly version: number | undefined; readonly found: Promise<Option.Option<SshIdentity>> } | undefined
+    let offered: (KeyLookup<Option.Option<SshIdentity>> & { readonly fingerprint: string }) | undefined
     client.on("authentication", (ctx: AuthContext) => {
       attempts += 1
       if (attempts > MAX_AUTH_ATTEMPTS) {
@@ -153,7 +157,7 @@ export const make = Effect.gen(function*() {
       const { key, signature, blob, hashAlgo } = ctx
       const fingerprint = blobFingerprint(key.data)
       // The version before the read: a change committed while it runs moves past it.
-      if (offered?.fingerprint !== fingerprint) offered = { fingerprint, version: accessVersion(), found: run(identities.byFingerprint(fingerprint)) }
+      if (offered?.fingerprint !== fingerprint) offered = { fingerprint, ...lookUp(fingerprint) }
       const { version } = offered
       offered.found.then((found) => {
         if (Option.isNone(found)) return ctx.reject(["publickey"])
