@@ -73,6 +73,7 @@ import * as NodeHookTransport from "./platform/NodeHookTransport.ts"
 import * as WebhookMetrics from "./metrics/WebhookMetrics.ts"
 import * as NodeMac from "./platform/NodeMac.ts"
 import { KilnConfig } from "./config/KilnConfig.ts"
+import * as GitListings from "./git/GitListings.ts"
 import * as GitProcessPool from "./git/GitProcessPool.ts"
 import * as NodeDigest from "./platform/NodeDigest.ts"
 import * as ScryptPasswordHasher from "./platform/ScryptPasswordHasher.ts"
@@ -282,8 +283,9 @@ export const Services = Layer.mergeAll(
   PublicKeys.layer,
   // Who an SSH key speaks for, for both SSH transports.
   SshIdentities.layer,
-  // The git processes of smart HTTP and SSH, in one pool.
+  // The git processes of smart HTTP and SSH, in one pool, and the listings they keep.
   GitProcessPool.layer,
+  GitListings.layer,
   AccessTokens.layer,
   Authentication.layer.pipe(Layer.provide(Layer.merge(SignInLimitsLive, PasswordDerivationsLive)))
 )

@@ -13,6 +13,22 @@ export const FLUSH_LINE = "0000"
 
 export type PktLine = string | typeof FLUSH | typeof DELIMITER
 
+/**
+ * The length a pkt-line starting at `offset` gives itself (its 4 hex digits, lower case as git
+ * writes them); undefined when they are not 4 such digits or not all there yet.
+ */
+export const pktLength = (bytes: Uint8Array, offset: number): number | undefined => {
+  if (bytes.length < offset + 4) return undefined
+  let length = 0
+  for (let index = offset; index < offset + 4; index++) {
+    const code = bytes[index] ?? -1
+    const digit = code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1
+    if (digit < 0) return undefined
+    length = length * 16 + digit
+  }
+  return length
+}
+
 /** `text` as one pkt-line. */
 export const pktLine = (text: string): string => `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, "0")}${text}`
 

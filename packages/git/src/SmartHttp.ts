@@ -15,15 +15,14 @@ import type { Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { createGunzip } from "node:zlib"
 import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
-import { type GitCommandOptions, readRefs } from "./GitCommand.ts"
+import type { GitCommandOptions } from "./GitCommand.ts"
 import { gitEnvironment } from "./GitEnvironment.ts"
 import { type GitProcess, startGit as launch } from "./launcher/GitLauncher.ts"
-import { ADVERTISEMENT, type GitAnswer, isLsRefsRequest, namesOwnRefsAlone, RECEIVE_ADVERTISEMENT, RefListings } from "./RefListings.ts"
-import { isProtocolV2, ProtocolV2Capabilities } from "./ProtocolV2Capabilities.ts"
+import { ADVERTISEMENT, type GitAnswer, isLsRefsRequest, namesOwnRefsAlone, RECEIVE_ADVERTISEMENT } from "./RefListings.ts"
+import { KeptListings, snapshotOf } from "./KeptListings.ts"
+import { isProtocolV2 } from "./ProtocolV2Capabilities.ts"
 import { FLUSH_LINE, pktLine } from "./PktLine.ts"
 import * as ReceivePackAdvertisement from "./ReceivePackAdvertisement.ts"
-import * as LsRefsAnswer from "./LsRefsAnswer.ts"
-import { readRefSnapshot, type RefSnapshot } from "./RefFiles.ts"
 import { GitProcessSlots, GitSlotsBusy } from "./GitProcessSlots.ts"
 import { stopGit } from "./GitProcessStop.ts"
 import { RepositoryLocks } from "./RepositoryLocks.ts"
@@ -132,6 +131,8 @@ export interface SmartHttpOptions {
    * other transports. Default: a pool of this handler's own, sized by the CPU count.
    */
   readonly slots?: GitProcessSlots
+  /** The listings kept between requests, shared with the other transports. Default: this handler's own. */
+  readonly listings?: KeptListings
 }
 
 export type SmartHttpAction = "info/refs" | GitService
@@ -399,8 +400,8 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     return { answer: Buffer.concat(chunks), complete: code === 0 }
   }
 
-  const capabilities = new ProtocolV2Capabilities()
-  const refListings = new RefListings()
+  const listings = options.listings ?? new KeptListings()
+  const { capabilities, refs: refListings } = listings
 
   /**
    * An advertisement kept from before (ProtocolV2Capabilities, RefListings) is answered without a git
@@ -531,34 +532,6 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     res.end(answer)
   }
 
-  /** The repository's refs, with the snapshot of its ref files they were read from (none when refs are kept otherwise). */
-  const snapshotOf = async (path: string) => {
-    const snapshot = await readRefSnapshot(path)
-    return { snapshot, refs: snapshot?.refs ?? await readRefs(command, path) }
-  }
-
-  /**
-   * The push's effect on the listings kept from before it: the next push's advertisement
-   * (ReceivePackAdvertisement.ts) and the next fetch's `ls-refs` (LsRefsAnswer.ts) are the kept
-   * answers with the changed refs' lines changed, and ask no git process.
-   */
-  const carryListings = (path: string, before: RefSnapshot | undefined, after: RefSnapshot | undefined, updates: ReadonlyArray<RefUpdate>) => {
-    if (before === undefined || after === undefined || before.head !== after.head || before.config !== after.config) return
-    const alone = namesOwnRefsAlone(path)
-    const pushed: LsRefsAnswer.PushedRefs = {
-      updates,
-      head: after.head,
-      isSymbolic: (ref) => before.symbolic.has(ref) || after.symbolic.has(ref),
-      hidesRefs: /hiderefs/i.test(after.config ?? "")
-    }
-    refListings.advance(path, before.state, after.state, ({ request, answer }) =>
-      request.equals(RECEIVE_ADVERTISEMENT)
-        ? (alone ? ReceivePackAdvertisement.advanced(answer, updates) : undefined)
-        : isLsRefsRequest(request)
-        ? LsRefsAnswer.advanced(request, answer, pushed)
-        : undefined)
-  }
-
   const receivePack = async (
     req: IncomingMessage,
     res: ServerResponse,
@@ -579,14 +552,14 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
     }
     await writeSection({ owner: route.owner, repo: route.repo, path, grant }, async () => {
       // In the section nothing else pushes here, so the difference is exactly this push.
-      const before = await snapshotOf(path)
+      const before = await snapshotOf(command, path)
       try {
         await exchange(req, res, route, "git-receive-pack", path, protocol, body, client)
       } finally {
         // Even when the client vanished mid-push, refs git did update must reach the caller.
-        const after = await snapshotOf(path)
+        const after = await snapshotOf(command, path)
         const updates = diffRefs(before.refs, after.refs)
-        carryListings(path, before.snapshot, after.snapshot, updates)
+        listings.carry(path, before.snapshot, after.snapshot, updates)
         if (updates.length > 0) {
           await options.afterPush({ owner: route.owner, repo: route.repo, path, updates, refs: after.refs, pusher }).catch((error: unknown) => {
             failed.push(error)

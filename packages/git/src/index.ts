@@ -17,5 +17,6 @@ export { makeRepositoryDirectories, RepositoryDirectoriesLive } from "./Reposito
 export { type RepositorySnapshot, type SnapshotFile, snapshotRepository } from "./RepositorySnapshot.ts"
 export { GitPushCommitsLive } from "./GitPushCommitsLive.ts"
 export * from "./GitStreams.ts"
+export { KeptListings } from "./KeptListings.ts"
 export { allowedSettings, BARE_CONFIG, writeRestoredConfig } from "./RestoredConfig.ts"
 export { defaultMaxGitProcesses, GitProcessSlots, GitSlotsBusy } from "./GitProcessSlots.ts"

@@ -26,6 +26,7 @@ import {
 import { DataChanges } from "@kiln/domain/changes/DataChanges"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import { decisionVersion, GitDecisions } from "../git/GitDecisions.ts"
+import { GitListings } from "../git/GitListings.ts"
 import { GitProcessPool } from "../git/GitProcessPool.ts"
 import * as GitPushes from "../git/GitPushes.ts"
 import { logRequest } from "./AccessLog.ts"
@@ -88,6 +89,7 @@ export const make = Effect.gen(function*() {
   const access = yield* GitAccess
   const pushes = yield* GitPushes.make
   const slots = yield* GitProcessPool
+  const listings = yield* GitListings
   const limiter = yield* RateLimiter
   const changes = yield* DataChanges
   const services = yield* Effect.context<never>()
@@ -193,6 +195,7 @@ export const make = Effect.gen(function*() {
     basePath,
     idleTimeoutMillis: config.gitIdleTimeoutSeconds * 1000,
     slots,
+    listings,
     onError: (error, request) =>
       void run(Effect.logError(`git smart HTTP failed for ${request.owner}/${request.repo}`, error))
   })

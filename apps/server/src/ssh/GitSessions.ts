@@ -15,6 +15,7 @@ import { DataChanges } from "@kiln/domain/changes/DataChanges"
 import { type SshIdentity, SshIdentities } from "@kiln/domain/ssh/SshIdentities"
 import { makeGitStreams, repositoryPath } from "@kiln/git"
 import { decisionVersion, GitDecisions } from "../git/GitDecisions.ts"
+import { GitListings } from "../git/GitListings.ts"
 import { GitProcessPool } from "../git/GitProcessPool.ts"
 import { KilnConfig } from "../config/KilnConfig.ts"
 import * as GitPushes from "../git/GitPushes.ts"
@@ -72,6 +73,8 @@ export const make = Effect.gen(function*() {
   const root = join(config.dataDir, "repositories")
   const git = makeGitStreams({
     slots: yield* GitProcessPool,
+    // `kiln serv` (one command per process, no data version) keeps none: they would die with it.
+    listings: Option.isSome(changes) ? Option.getOrUndefined(yield* Effect.serviceOption(GitListings)) : undefined,
     afterPush: pushes.afterPush,
     writeSection: pushes.writeSection,
     idleTimeoutMillis: config.gitIdleTimeoutSeconds * 1000,
