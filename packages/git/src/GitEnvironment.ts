@@ -6,6 +6,13 @@
  * beyond the repository's own.
  */
 
+/**
+ * The settings every served git runs with, over either transport: partial clones (`--filter`) and
+ * any object wanted, as Forgejo allows them. The capability advertisement depends on them, and is
+ * kept for all transports alike (ProtocolV2Capabilities.ts).
+ */
+export const SERVED_GIT_SETTINGS: ReadonlyArray<string> = ["-c", "uploadpack.allowFilter=true", "-c", "uploadpack.allowAnySHA1InWant=true"]
+
 /** Variables passed through when set: lookup of programs, locale data, time zone, temp files. */
 const passedThrough = ["PATH", "LANG", "LANGUAGE", "TZ", "TMPDIR"] as const
 

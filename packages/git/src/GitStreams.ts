@@ -20,7 +20,7 @@
 import type { Readable, Writable } from "node:stream"
 import { diffRefs } from "@kiln/domain/git/RefUpdate"
 import type { GitCommandOptions } from "./GitCommand.ts"
-import { gitEnvironment } from "./GitEnvironment.ts"
+import { gitEnvironment, SERVED_GIT_SETTINGS } from "./GitEnvironment.ts"
 import { GitSlotsBusy, type GitProcessSlots } from "./GitProcessSlots.ts"
 import { stopGit } from "./GitProcessStop.ts"
 import { type KeptListings, snapshotOf } from "./KeptListings.ts"
@@ -112,13 +112,7 @@ export const makeGitStreams = (options: GitStreamsOptions) => {
   }
 
   const spawnGit = async (request: GitStreamRequest, handover: Handover | undefined) => {
-    const args = [
-      // Partial clones (`--filter`) as Forgejo allows them, as over HTTP.
-      "-c", "uploadpack.allowFilter=true",
-      "-c", "uploadpack.allowAnySHA1InWant=true",
-      request.service.slice("git-".length),
-      request.path
-    ]
+    const args = [...SERVED_GIT_SETTINGS, request.service.slice("git-".length), request.path]
     const child = await launch(
       command.gitBinary,
       args,
@@ -174,7 +168,7 @@ export const makeGitStreams = (options: GitStreamsOptions) => {
     const ask = async (): Promise<GitAnswer> => {
       const child = await launch(
         command.gitBinary,
-        ["upload-pack", "--stateless-rpc", ...(input === undefined ? ["--advertise-refs"] : []), request.path],
+        [...SERVED_GIT_SETTINGS, "upload-pack", "--stateless-rpc", ...(input === undefined ? ["--advertise-refs"] : []), request.path],
         gitEnvironment({ ...command.env, ...(request.protocol === undefined ? {} : { GIT_PROTOCOL: request.protocol }) })
       )
       const chunks: Array<Buffer> = []

@@ -16,7 +16,7 @@ import { pipeline } from "node:stream/promises"
 import { createGunzip } from "node:zlib"
 import { diffRefs, type RefUpdate } from "@kiln/domain/git/RefUpdate"
 import type { GitCommandOptions } from "./GitCommand.ts"
-import { gitEnvironment } from "./GitEnvironment.ts"
+import { gitEnvironment, SERVED_GIT_SETTINGS } from "./GitEnvironment.ts"
 import { type GitProcess, startGit as launch } from "./launcher/GitLauncher.ts"
 import { ADVERTISEMENT, type GitAnswer, isLsRefsRequest, namesOwnRefsAlone, RECEIVE_ADVERTISEMENT } from "./RefListings.ts"
 import { KeptListings, snapshotOf } from "./KeptListings.ts"
@@ -357,9 +357,7 @@ export const makeSmartHttpHandler = (options: SmartHttpOptions) => {
   /** Starts `git <service> --stateless-rpc`; resolves once the process runs (rejects if it cannot). */
   const startGit = async (service: GitService, path: string, protocol: string | undefined, advertise: boolean) => {
     const args = [
-      // Partial clones (`--filter`) as Forgejo allows them.
-      "-c", "uploadpack.allowFilter=true",
-      "-c", "uploadpack.allowAnySHA1InWant=true",
+      ...SERVED_GIT_SETTINGS,
       service.slice("git-".length),
       "--stateless-rpc",
       ...(advertise ? ["--advertise-refs"] : []),

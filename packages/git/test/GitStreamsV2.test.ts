@@ -2,6 +2,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import { PassThrough } from "node:stream"
 import { Effect } from "effect"
+import { SERVED_GIT_SETTINGS } from "../src/GitEnvironment.ts"
 import { makeGitStorage } from "../src/GitStorageLive.ts"
 import { makeGitStreams } from "../src/GitStreams.ts"
 import { KeptListings } from "../src/KeptListings.ts"
@@ -59,10 +60,10 @@ const viaKiln = async (pieces: ReadonlyArray<string | Buffer>, service: "git-upl
   return { code, output: Buffer.concat(out) }
 }
 
-/** What git's own stateful upload-pack writes for the same input, whole. */
+/** What git's own stateful upload-pack, as Kiln runs it, writes for the same input, whole. */
 const gitsOwn = (input: string) =>
   new Promise<Buffer>((resolve, reject) => {
-    const child = execFile("git", ["upload-pack", path], { env: { ...sandbox.env, GIT_PROTOCOL: PROTOCOL }, encoding: "buffer" }, (error, stdout) =>
+    const child = execFile("git", [...SERVED_GIT_SETTINGS, "upload-pack", path], { env: { ...sandbox.env, GIT_PROTOCOL: PROTOCOL }, encoding: "buffer" }, (error, stdout) =>
       error === null ? resolve(stdout) : reject(error))
     child.stdin?.end(input)
   })
@@ -78,6 +79,8 @@ describe("protocol v2 upload-pack over a stream, from kept listings", () => {
       []
     ]
     for (const session of sessions) assert.deepStrictEqual((await viaKiln(session)).output, await gitsOwn(session.join("")))
+    // Partial clones are offered, as by the git Kiln runs for a fetch.
+    assert.match((await viaKiln([])).output.toString("latin1"), /fetch=[^\n]*filter/)
     const before = started()
     for (const session of sessions) {
       const { code, output } = await viaKiln(session)

@@ -94,6 +94,13 @@ describe("git over SSH with OpenSSH", { timeout: 240_000 }, () => {
       })
     assert.match((await traced("2")).stderr, /< version 2\n/)
     assert.notMatch((await traced("0")).stderr, /< version 2\n/)
+    // A partial clone, twice: the second from the listings the first one's session kept.
+    for (const name of ["partial", "partial-again"]) {
+      const partial = await git.run(["-c", "protocol.version=2", "clone", "-q", "--filter=blob:none", `ssh://git@127.0.0.1:${sshPort}/root/forms.git`, join(git.home, name)])
+      assert.strictEqual(partial.code, 0, partial.stderr)
+      assert.notInclude(partial.stderr, "filtering not recognized by server")
+      assert.strictEqual((await git.run(["config", "remote.origin.promisor"], join(git.home, name))).stdout.trim(), "true")
+    }
     // git-upload-archive reads too.
     const archived = await git.run(["archive", `--remote=ssh://git@127.0.0.1:${sshPort}/root/forms.git`, "-o", join(git.home, "a.tar"), "HEAD"])
     assert.strictEqual(archived.code, 0, archived.stderr)
