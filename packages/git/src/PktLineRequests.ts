@@ -16,6 +16,13 @@ const LARGEST_REQUEST_BYTES = 8 * 1024
 
 const LS_REFS = Buffer.from("command=ls-refs")
 
+/**
+ * Bytes held from the client before its input is paused: a client that keeps sending while an
+ * answer is made (or sends anything but requests) waits, as git's own input would make it wait,
+ * instead of filling the server's memory.
+ */
+const HELD_BYTES = 64 * 1024
+
 export type NextRequest =
   /** A whole `ls-refs` request, its flush included. */
   | { readonly kind: "ls-refs"; readonly bytes: Buffer }
@@ -62,6 +69,7 @@ export class PktLineRequests {
 
   readonly #onData = (chunk: Buffer) => {
     this.#buffered = this.#buffered.length === 0 ? chunk : Buffer.concat([this.#buffered, chunk])
+    if (this.#buffered.length > HELD_BYTES) this.#input.pause()
     this.#wake?.()
   }
   readonly #onEnd = () => {
@@ -91,6 +99,8 @@ export class PktLineRequests {
       if (found?.kind === "end") return this.#release({ kind: "end" })
       if (found?.kind === "git" || (this.#ended && this.#buffered.length > 0)) return this.#release({ kind: "git", head: this.#buffered, ended: this.#ended })
       if (this.#ended) return this.#release({ kind: "end" })
+      // More is needed: what was held has been answered.
+      this.#input.resume()
       const idle = await new Promise<boolean>((resolve) => {
         const timer = idleMillis > 0 ? setTimeout(() => settle(true), idleMillis) : undefined
         const settle = (timedOut: boolean) => {

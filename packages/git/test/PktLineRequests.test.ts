@@ -66,6 +66,25 @@ describe("PktLineRequests", () => {
     }
   })
 
+  it("holds a bounded amount of what a client sends while its requests are answered", async () => {
+    const input = new PassThrough()
+    const requests = new PktLineRequests(input)
+    // Requests, and far more behind them, sent before any is answered.
+    input.write(lsRefs)
+    // In pieces the size of SSH packets (a stream delivers a chunk whole).
+    const flood = Buffer.alloc(1024 * 1024, "z")
+    for (let offset = 0; offset < flood.length; offset += 32 * 1024) input.write(flood.subarray(offset, offset + 32 * 1024))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.isTrue(input.isPaused())
+    // Not taken: still the stream's, on one side of it or the other.
+    assert.isAbove(input.readableLength + input.writableLength, flood.length / 2)
+    assert.strictEqual((await requests.next(never, 0)).kind, "ls-refs")
+    // The rest is git's: what was held, then the stream.
+    const next = await requests.next(never, 0)
+    assert.strictEqual(next.kind, "git")
+    if (next.kind === "git") assert.isAtMost(next.head.length, 128 * 1024)
+  })
+
   it("stops for a client that sends nothing for the idle time, or goes away", async () => {
     const idle = new PktLineRequests(new PassThrough())
     assert.deepStrictEqual(await idle.next(never, 20), { kind: "stopped", idle: true })
