@@ -40,14 +40,13 @@ export const pktLines = (bytes: Buffer): ReadonlyArray<PktLine> | undefined => {
   const lines: Array<PktLine> = []
   let offset = 0
   while (offset < bytes.length) {
-    const header = bytes.toString("latin1", offset, offset + 4)
-    const length = /^[0-9a-f]{4}$/.test(header) ? Number.parseInt(header, 16) : Number.NaN
+    const length = pktLength(bytes, offset)
     if (length === 0 || length === 1) {
       lines.push(length === 0 ? FLUSH : DELIMITER)
       offset += 4
       continue
     }
-    if (!(length >= 4) || offset + length > bytes.length) return undefined
+    if (length === undefined || length < 4 || offset + length > bytes.length) return undefined
     lines.push(bytes.toString("utf8", offset + 4, offset + length))
     offset += length
   }
