@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -166,12 +166,21 @@ describe("the server process", () => {
     git(["-C", work, "-c", "user.name=root", "-c", "user.email=root@example.com", "commit", "--quiet", "-m", "noise"])
     git(["-C", work, "push", "--quiet", "origin", "HEAD"])
 
+    let exited = false
     const clone = new Promise<number>((resolve) => {
       const child = spawn("git", ["clone", "--quiet", url, join(scratch, "copy")], { stdio: "ignore" })
-      child.once("exit", (code) => resolve(code ?? -1))
+      child.once("exit", (code) => {
+        exited = true
+        resolve(code ?? -1)
+      })
     })
-    // Once the server has started sending the pack, ask it to stop.
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Once the pack is streaming (the clone's index-pack writes it to a tmp_pack_ file), ask the
+    // server to stop. A fixed delay was not enough on a busy machine: a clone that had not yet
+    // asked for its pack was refused as a new request.
+    const packDirectory = join(scratch, "copy", ".git", "objects", "pack")
+    const streaming = () => existsSync(packDirectory) && readdirSync(packDirectory).some((name) => name.startsWith("tmp_pack_"))
+    while (!streaming() && !exited) await new Promise((resolve) => setTimeout(resolve, 5))
+    assert.isFalse(exited, "the clone ended before its pack was seen streaming")
     running.child.kill("SIGTERM")
     assert.strictEqual(await clone, 0)
     assert.strictEqual(await running.exited, 0, running.output)
