@@ -13,7 +13,7 @@ import {
 } from "../http/ApiErrors.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { optionPayload } from "../wire/OptionSchema.ts"
-import { RepositoryJson } from "../wire/Repository.ts"
+import { RepositoryJson, RepositoryListJson } from "../wire/Repository.ts"
 import { API_PREFIX } from "./Paths.ts"
 import { PagingQuery } from "./QueryParams.ts"
 
@@ -33,7 +33,7 @@ export class ForkApi extends HttpApiGroup.make("repositoryFork").add(
   HttpApiEndpoint.get("listForks", "/repos/:owner/:repo/forks", {
     params: repoPath,
     query: PagingQuery,
-    success: Schema.Array(RepositoryJson),
+    success: RepositoryListJson,
     error: Errors
   }).annotate(OpenApi.Summary, "List a repository's forks"),
   HttpApiEndpoint.post("createFork", "/repos/:owner/:repo/forks", {

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ApiForbidden, ApiNotFound } from "../http/ApiErrors.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
-import { RepositoryJson } from "../wire/Repository.ts"
+import { RepositoryJson, RepositoryListJson } from "../wire/Repository.ts"
 import { API_PREFIX } from "./Paths.ts"
 import { PagingQuery } from "./QueryParams.ts"
 import { CreateErrors, CreateRepoOption } from "./UserReposApi.ts"
@@ -14,7 +14,7 @@ export class OrgReposApi extends HttpApiGroup.make("orgRepos").add(
   HttpApiEndpoint.get("orgListRepos", "/orgs/:org/repos", {
     params: org,
     query: PagingQuery,
-    success: Schema.Array(RepositoryJson),
+    success: RepositoryListJson,
     error: [ApiForbidden, ApiNotFound]
   }).annotate(OpenApi.Summary, "List an organization's repos"),
   HttpApiEndpoint.post("createOrgRepo", "/orgs/:org/repos", {

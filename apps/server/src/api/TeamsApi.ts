@@ -5,7 +5,7 @@ import { ApiForbidden, ApiNotFound, ApiValidationFailed } from "../http/ApiError
 import { OrgAssignment, OrgGate } from "../http/OrgAssignment.ts"
 import { TeamAssignment, TeamGate } from "../http/TeamAssignment.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
-import { RepositoryJson } from "../wire/Repository.ts"
+import { RepositoryJson, RepositoryListJson } from "../wire/Repository.ts"
 import { CreateTeamOption, EditTeamOption, TeamJson } from "../wire/Team.ts"
 import { UserJson } from "../wire/User.ts"
 import { PagingQuery } from "./QueryParams.ts"
@@ -72,7 +72,7 @@ export const TeamEndpoints = [
   HttpApiEndpoint.get("orgListTeamRepos", "/teams/:id/repos", {
     params: id,
     query: PagingQuery,
-    success: Schema.Array(RepositoryJson)
+    success: RepositoryListJson
   }).middleware(TeamAssignment).annotate(ScopeCategories, ["organization"]).annotate(OpenApi.Summary, "List a team's repos"),
   HttpApiEndpoint.get("orgListTeamRepo", "/teams/:id/repos/:org/:repo", {
     params: teamRepository,

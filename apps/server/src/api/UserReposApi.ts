@@ -13,7 +13,7 @@ import {
 } from "../http/ApiErrors.ts"
 import { ScopeCategories } from "../http/TokenScope.ts"
 import { optionPayload } from "../wire/OptionSchema.ts"
-import { RepositoryJson } from "../wire/Repository.ts"
+import { RepositoryJson, RepositoryListJson } from "../wire/Repository.ts"
 import { API_PREFIX } from "./Paths.ts"
 import { PagingQuery } from "./QueryParams.ts"
 
@@ -46,7 +46,7 @@ export const CreateErrors = [
 export class UserReposApi extends HttpApiGroup.make("userRepos").add(
   HttpApiEndpoint.get("userCurrentListRepos", "/user/repos", {
     query: { order_by: Schema.optional(Schema.String), ...PagingQuery },
-    success: Schema.Array(RepositoryJson),
+    success: RepositoryListJson,
     error: [ApiUnauthorized, ApiForbidden, ApiValidationFailed]
   }).annotate(OpenApi.Summary, "List the repos that the authenticated user owns"),
   HttpApiEndpoint.post("createCurrentUserRepo", "/user/repos", {
@@ -57,7 +57,7 @@ export class UserReposApi extends HttpApiGroup.make("userRepos").add(
   HttpApiEndpoint.get("userListRepos", "/users/:username/repos", {
     params: { username: Schema.String },
     query: PagingQuery,
-    success: Schema.Array(RepositoryJson),
+    success: RepositoryListJson,
     error: [ApiForbidden, ApiNotFound]
   }).annotate(OpenApi.Summary, "List the repos owned by the given user")
 ).annotate(ScopeCategories, ["user", "repository"]).prefix(API_PREFIX) {}

@@ -11,16 +11,16 @@ import { KilnConfig } from "../config/KilnConfig.ts"
 import { ApiErrors } from "../http/ApiErrors.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { formInt, pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
-import { plainJsonResponse } from "../http/PlainJsonResponse.ts"
+import { serializedJsonResponse } from "../http/PlainJsonResponse.ts"
 import { refusePublicOnlyRepository } from "../http/PublicOnlyToken.ts"
-import { SearchResultsJson, toCollaboratorPermissionJson } from "../wire/Repository.ts"
+import { SearchResultsJson, serializedSearchResults, toCollaboratorPermissionJson } from "../wire/Repository.ts"
 import { userJsonFor } from "../wire/User.ts"
 import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
 import { makeRepoRequests } from "./RepoRequests.ts"
 import { makeRepositoryAnswers } from "./RepositoryAnswers.ts"
 
 export const RepoHandlers = HandlerGroup.group(Api, "repository", [ApiErrors, KilnConfig], Effect.fnUntraced(function*(handlers) {
-  const { repositories, errors, urls, publicOnly, failure, lookup, render } = yield* makeRepoRequests
+  const { repositories, errors, urls, publicOnly, failure, lookup, render, pageOf } = yield* makeRepoRequests
   const changes = yield* makeChangeEvents
   const users = yield* UserStore
   const answerOf = makeRepositoryAnswers(render)
@@ -95,7 +95,7 @@ export const RepoHandlers = HandlerGroup.group(Api, "repository", [ApiErrors, Ki
         )
         const result = yield* repositories.search(viewer, search)
         yield* setPagingHeaders({ total: result.total, page })
-        return plainJsonResponse(SearchResultsJson, { ok: true, data: result.items.map(render) })
+        return serializedJsonResponse(SearchResultsJson, serializedSearchResults(pageOf(result.items)))
       }))
     .handle("repoGet", ({ params }) =>
       Effect.map(lookup(params), answerOf))

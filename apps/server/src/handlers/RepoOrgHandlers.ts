@@ -10,12 +10,14 @@ import { ApiErrors } from "../http/ApiErrors.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { refusePublicOnlyOrganization } from "../http/PublicOnlyToken.ts"
+import { serializedJsonResponse } from "../http/PlainJsonResponse.ts"
 import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
+import { RepositoryListJson } from "../wire/Repository.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoOrgHandlers = HandlerGroup.group(Api, "orgRepos", [ApiErrors, KilnConfig, QuotaEnforcement], Effect.fnUntraced(function*(handlers) {
-  const { repositories, errors, publicOnly, failure, render } = yield* makeRepoRequests
+  const { repositories, errors, publicOnly, failure, render, pageOf } = yield* makeRepoRequests
   const changes = yield* makeChangeEvents
 
   /**
@@ -50,7 +52,7 @@ export const RepoOrgHandlers = HandlerGroup.group(Api, "orgRepos", [ApiErrors, K
         const includePrivate = Option.isSome(viewer) && !(yield* publicOnly)
         const result = yield* repositories.listForOwner(viewer, org, includePrivate, page)
         yield* setPagingHeaders({ total: result.total, page })
-        return result.items.map(render)
+        return serializedJsonResponse(RepositoryListJson, pageOf(result.items))
       }))
     .handle("createOrgRepo", ({ params, payload }) =>
       Effect.gen(function*() {

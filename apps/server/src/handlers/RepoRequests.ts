@@ -16,7 +16,9 @@ import { Caller } from "../http/Caller.ts"
 import { callerIsPublicOnly } from "../http/PublicOnlyToken.ts"
 import { movedLocation } from "../http/RepositoryRedirect.ts"
 import { toRepositoryJson } from "../wire/Repository.ts"
+import { serialize, serializedArray } from "../wire/SerializedJson.ts"
 import { siteUrls } from "../wire/User.ts"
+import { keptPerRepository } from "./KeptRenderings.ts"
 
 export { PUBLIC_ONLY_REPO_MESSAGE }
 
@@ -97,6 +99,9 @@ export const makeRepoRequests = Effect.gen(function*() {
       ))
 
   const render = (item: AccessibleRepository) => toRepositoryJson(item, urls)
+  // A page is put together from each repository's JSON text, kept while the repository is unchanged.
+  const serialized = keptPerRepository((item: AccessibleRepository) => serialize(render(item)))
+  const pageOf = (items: ReadonlyArray<AccessibleRepository>) => serializedArray(items.map(serialized))
 
-  return { repositories, errors, config, urls, publicOnly, failure, lookup, render }
+  return { repositories, errors, config, urls, publicOnly, failure, lookup, render, pageOf }
 })

@@ -10,12 +10,14 @@ import { ApiErrors } from "../http/ApiErrors.ts"
 import { currentUser, requireSignedIn } from "../http/Caller.ts"
 import { pageFromQuery, setPagingHeaders } from "../http/Pagination.ts"
 import { refusePublicOnlyUser } from "../http/PublicOnlyToken.ts"
+import { serializedJsonResponse } from "../http/PlainJsonResponse.ts"
 import { requireWithinQuota } from "../http/QuotaGate.ts"
 import { makeChangeEvents } from "../webhooks/ChangeEvents.ts"
+import { RepositoryListJson } from "../wire/Repository.ts"
 import { createInput, makeRepoRequests } from "./RepoRequests.ts"
 
 export const RepoUserHandlers = HandlerGroup.group(Api, "userRepos", [ApiErrors, KilnConfig, QuotaEnforcement], Effect.fnUntraced(function*(handlers) {
-  const { repositories, errors, publicOnly, failure, render } = yield* makeRepoRequests
+  const { repositories, errors, publicOnly, failure, render, pageOf } = yield* makeRepoRequests
   const changes = yield* makeChangeEvents
   const users = yield* UserStore
 
@@ -29,7 +31,7 @@ export const RepoUserHandlers = HandlerGroup.group(Api, "userRepos", [ApiErrors,
         )
         const result = yield* repositories.search(Option.some(principal.user), search)
         yield* setPagingHeaders({ total: result.total, page })
-        return result.items.map(render)
+        return serializedJsonResponse(RepositoryListJson, pageOf(result.items))
       }))
     .handle("createCurrentUserRepo", ({ payload }) =>
       Effect.gen(function*() {
@@ -51,6 +53,6 @@ export const RepoUserHandlers = HandlerGroup.group(Api, "userRepos", [ApiErrors,
         const includePrivate = Option.isSome(viewer) && !(yield* publicOnly)
         const result = yield* repositories.listForOwner(viewer, found.value, includePrivate, page)
         yield* setPagingHeaders({ total: result.total, page })
-        return result.items.map(render)
+        return serializedJsonResponse(RepositoryListJson, pageOf(result.items))
       }))
 }))

@@ -8,6 +8,11 @@
  */
 import type { Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
+import { type SerializedJson, serialize } from "../wire/SerializedJson.ts"
 
 export const plainJsonResponse = <A>(_schema: Schema.Codec<A, A>, value: A): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.text(JSON.stringify(value), { contentType: "application/json" })
+  serializedJsonResponse(_schema, serialize(value))
+
+/** The same for a value serialized already (a page of texts kept per item). */
+export const serializedJsonResponse = <A>(_schema: Schema.Codec<A, A>, json: SerializedJson<A>): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(json, { contentType: "application/json" })

@@ -8,6 +8,7 @@ import { atLeast } from "@kiln/domain/org/AccessMode"
 import type { AccessibleRepository } from "@kiln/domain/repo/Repositories"
 import { hasUnit } from "@kiln/domain/repo/Repository"
 import { rfc3339, ZERO_TIME } from "./Time.ts"
+import type { SerializedJson } from "./SerializedJson.ts"
 import { type SiteUrls, toUserJson, UserJson } from "./User.ts"
 
 const PermissionJson = Schema.Struct({ admin: Schema.Boolean, push: Schema.Boolean, pull: Schema.Boolean })
@@ -108,8 +109,16 @@ export const RepositoryJson = Schema.Struct({ ...fields, parent: Schema.NullOr(P
   .annotate({ identifier: "Repository" })
 export type RepositoryJson = typeof RepositoryJson.Type
 
-export const SearchResultsJson = Schema.Struct({ ok: Schema.Boolean, data: Schema.Array(RepositoryJson) })
+/** A page of repositories. */
+export const RepositoryListJson = Schema.Array(RepositoryJson)
+
+export const SearchResultsJson = Schema.Struct({ ok: Schema.Boolean, data: RepositoryListJson })
   .annotate({ identifier: "SearchResults" })
+
+/** The search results of a page serialized already, as `serialize` would give them. */
+export const serializedSearchResults = (
+  data: SerializedJson<typeof RepositoryListJson.Type>
+): SerializedJson<typeof SearchResultsJson.Type> => `{"ok":true,"data":${data}}` as SerializedJson<typeof SearchResultsJson.Type>
 
 export const RepoCollaboratorPermissionJson = Schema.Struct({
   permission: Schema.String,

@@ -230,6 +230,60 @@ layer(TestServer.layer(), { timeout: "180 seconds" })("repositories", (it) => {
       }
     }))
 
+  it.effect("pages of repositories show each caller their own access whatever they showed before, and every change at once", () =>
+    Effect.gen(function*() {
+      // A page is put together from each repository's JSON kept per repository and kind of access
+      // (KeptRenderings.ts): a text served to the wrong caller, or kept past a change, would show here.
+      const owner = yield* createUser("paige")
+      const writer = yield* createUser("petra")
+      for (const name of ["paged-one", "paged-two"]) {
+        const made = yield* request("POST", "/api/v1/user/repos", { auth: owner.auth, json: { name } })
+        assert.strictEqual(made.status, 201, made.text)
+      }
+      const added = yield* request("PUT", "/api/v1/repos/paige/paged-one/collaborators/petra", { auth: owner.auth, json: { permission: "write" } })
+      assert.strictEqual(added.status, 204)
+      const full = { admin: true, push: true, pull: true }
+      const reader = { admin: false, push: false, pull: true }
+      const callers = [
+        { auth: undefined, permissions: [reader, reader] },
+        { auth: owner.auth, permissions: [full, full] },
+        { auth: writer.auth, permissions: [{ admin: false, push: true, pull: true }, reader] },
+        { auth: admin, permissions: [full, full] }
+      ]
+      const pages = [
+        { path: "/api/v1/repos/search?q=paged", items: (body: unknown) => at(body, "data") as ReadonlyArray<unknown> },
+        { path: "/api/v1/users/paige/repos", items: (body: unknown) => body as ReadonlyArray<unknown> }
+      ]
+      for (const page of pages) {
+        yield* askedTwiceByEach(page.path, callers, (answer, caller, label) => {
+          const items = page.items(answer.body)
+          assert.deepStrictEqual(items.map((item) => at(item, "name")), ["paged-one", "paged-two"], label)
+          assert.deepStrictEqual(items.map((item) => at(item, "permissions")), caller.permissions, label)
+        })
+      }
+      const shown = (path: string, items: (body: unknown) => ReadonlyArray<unknown>, ...keys: ReadonlyArray<string>) =>
+        Effect.map(request("GET", path, { auth: writer.auth }), (answer) => items(answer.body).map((item) => at(item, ...keys)))
+
+      // A change to one repository, then to the owner nested in every item.
+      const edited = yield* request("PATCH", "/api/v1/repos/paige/paged-two", { auth: owner.auth, json: { description: "edited" } })
+      assert.strictEqual(edited.status, 200, edited.text)
+      const renamed = yield* request("PATCH", "/api/v1/admin/users/paige", { auth: admin, json: { full_name: "Paige Owner" } })
+      assert.strictEqual(renamed.status, 200, renamed.text)
+      for (const page of pages) {
+        assert.deepStrictEqual(yield* shown(page.path, page.items, "description"), ["", "edited"])
+        assert.deepStrictEqual(yield* shown(page.path, page.items, "owner", "full_name"), ["Paige Owner", "Paige Owner"])
+      }
+
+      // A fork shows its base as it is now.
+      const forked = yield* request("POST", "/api/v1/repos/paige/paged-two/forks", { auth: writer.auth, json: {} })
+      assert.strictEqual(forked.status, 202, forked.text)
+      const forks = { path: "/api/v1/users/petra/repos", items: (body: unknown) => body as ReadonlyArray<unknown> }
+      assert.deepStrictEqual(yield* shown(forks.path, forks.items, "parent", "description"), ["edited"])
+      const again = yield* request("PATCH", "/api/v1/repos/paige/paged-two", { auth: owner.auth, json: { description: "again" } })
+      assert.strictEqual(again.status, 200, again.text)
+      assert.deepStrictEqual(yield* shown(forks.path, forks.items, "parent", "description"), ["again"])
+    }))
+
   it.effect("lists a user's repositories and searches with Forgejo's rules", () =>
     Effect.gen(function*() {
       const gail = yield* createUser("gail")

@@ -57,9 +57,13 @@ export interface SearchRows<Row> {
 
 /**
  * The search of rows made of `columns` (a select list over `r` and `o`), each read by `read` from
- * the row's values (`.values`) at the position where `columns` start.
+ * the row's values (`.values`) at the position where `columns` start; `outsideTransaction` tells
+ * whether the rows were read outside a transaction (what UnchangedRows may keep).
  */
-export const makeRepositorySearch = <Row>(columns: string, read: (values: ReadonlyArray<unknown>, from: number) => Row) =>
+export const makeRepositorySearch = <Row>(
+  columns: string,
+  read: (values: ReadonlyArray<unknown>, from: number, outsideTransaction: boolean) => Row
+) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const selected = sql.literal(columns)
@@ -217,7 +221,8 @@ export const makeRepositorySearch = <Row>(columns: string, read: (values: Readon
           SELECT ${epoch} AS search_epoch, ${selected} FROM repositories r JOIN users o ON o.id = r.owner_id
           WHERE ${condition} ORDER BY ${searchOrder(query)}
           LIMIT ${sql.literal(String(limit))} OFFSET ${sql.literal(String(offset))}`.values
-        const rows = values.map((row) => read(row, 1))
+        const outsideTransaction = Option.isNone(yield* Effect.serviceOption(sql.transactionService))
+        const rows = values.map((row) => read(row, 1, outsideTransaction))
         if (rows.length < limit && (rows.length > 0 || offset === 0)) return { rows, total: offset + rows.length }
 
         const counting = sql<{ readonly total: unknown; readonly search_epoch: unknown }>`

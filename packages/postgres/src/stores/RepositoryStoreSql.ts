@@ -187,6 +187,9 @@ const BY_NAME_ENTRIES = 4_096
 /** Repositories handed out again while their rows are unchanged (UnchangedRows.ts). */
 const UNCHANGED_ENTRIES = 4_096
 
+/** The row versions of both tables, last in a row after OWNED_COLUMNS: what UnchangedRows compares. */
+const VERSION_COLUMNS = "r.xmin::text, o.xmin::text"
+
 export const layer = Layer.effect(
   RepositoryStore,
   Effect.gen(function*() {
@@ -194,20 +197,23 @@ export const layer = Layer.effect(
     const ownedColumns = sql.literal(OWNED_COLUMNS)
     const returning = sql.literal(RETURNING_COLUMNS)
     const fromOwned = sql.literal("repositories r JOIN users o ON o.id = r.owner_id")
-    const searchRows = yield* makeRepositorySearch(OWNED_COLUMNS, ownedAt)
     // Every API request and git request about a repository looks it up by name first.
     const byName = yield* EmbeddedReadCache.make<Option.Option<OwnedRepository>>(BY_NAME_ENTRIES)
     const unchanged = new UnchangedRows<OwnedRepository>(UNCHANGED_ENTRIES)
-    // The row versions of both tables, after OWNED_COLUMNS: what `unchanged` compares.
-    const versions = sql.literal("r.xmin::text, o.xmin::text")
-    /** A row of OWNED_COLUMNS and `versions` as the same object while both rows are unchanged. */
+    /**
+     * A row of OWNED_COLUMNS (from `from`) ending in VERSION_COLUMNS as the same object while both
+     * rows are unchanged: a search page or a lookup of an unchanged repository is then rendered from
+     * what was kept on it (RepositoryAnswers, KeptRepositoryJson).
+     */
+    const sameOwnedAt = (row: ReadonlyArray<unknown>, from: number, keep: boolean): OwnedRepository => {
+      const length = row.length
+      return unchanged.same(int(row[from + at.id]), `${text(row[length - 2])} ${text(row[length - 1])}`, () => ownedAt(row, from), keep)
+    }
+    const searchRows = yield* makeRepositorySearch(`${OWNED_COLUMNS}, ${VERSION_COLUMNS}`, sameOwnedAt)
+    const versions = sql.literal(VERSION_COLUMNS)
     const sameOwned = (rows: ReadonlyArray<ReadonlyArray<unknown>>, keep: boolean): Option.Option<OwnedRepository> => {
       const row = rows[0]
-      if (row === undefined) return Option.none()
-      const length = row.length
-      return Option.some(
-        unchanged.same(int(row[at.id]), `${text(row[length - 2])} ${text(row[length - 1])}`, () => ownedAt(row, 0), keep)
-      )
+      return row === undefined ? Option.none() : Option.some(sameOwnedAt(row, 0, keep))
     }
 
     const sameName = (error: SqlError.SqlError) =>

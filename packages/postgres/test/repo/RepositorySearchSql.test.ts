@@ -299,6 +299,48 @@ const suite = (name: string, settings: TestDatabase.Settings) =>
       assert.strictEqual(yield* epoch, before + 1)
       assert.strictEqual((yield* search(undefined, { q: "epk", archived: "false" }, 1, 1)).total, 2)
     }))
+
+  it.effect("hands out a repository whose rows are unchanged as the same object, in searches and lookups alike", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const store = yield* RepositoryStore
+      const owner = yield* account("sown")
+      const id = yield* repository(owner, "same-kpt")
+      yield* repository(owner, "other-kpt")
+      const found = (params: SearchParameters) =>
+        Effect.gen(function*() {
+          const query = yield* parseSearch(Option.none(), params, pageRequest(1, 50), false).pipe(Effect.orDie)
+          const result = yield* store.search(query)
+          return result.items.find((item) => item.repository.id === id)
+        })
+      const first = yield* found({ q: "kpt" })
+      assert.strictEqual(first?.repository.name, "same-kpt")
+      // Another search, another order, and a lookup by name: the same object.
+      assert.strictEqual(yield* found({ q: "same" }), first)
+      assert.strictEqual(yield* found({ q: "kpt", sort: "id", order: "desc" }), first)
+      assert.strictEqual(Option.getOrUndefined(yield* store.find("sown", "same-kpt")), first)
+      // A change to the repository's row, then to its owner's: a new object each time, kept in turn.
+      yield* run(() => sql`UPDATE repositories SET description = 'changed' WHERE id = ${id}`)
+      const changed = yield* found({ q: "kpt" })
+      assert.notStrictEqual(changed, first)
+      assert.strictEqual(changed?.repository.description, "changed")
+      assert.strictEqual(yield* found({ q: "kpt" }), changed)
+      yield* run(() => sql`UPDATE users SET full_name = 'S Owner' WHERE id = ${owner.id}`)
+      const moved = yield* found({ q: "kpt" })
+      assert.notStrictEqual(moved, changed)
+      assert.strictEqual(moved?.owner.fullName, "S Owner")
+
+      // Read inside a transaction that writes the row twice (one row version id for both writes):
+      // not kept, so what is read after the commit shows the second write.
+      const between = yield* run(() => sql`UPDATE repositories SET description = 'first' WHERE id = ${id}`).pipe(
+        Effect.andThen(found({ q: "kpt" })),
+        Effect.tap(() => run(() => sql`UPDATE repositories SET description = 'second' WHERE id = ${id}`)),
+        sql.withTransaction,
+        Effect.orDie
+      )
+      assert.strictEqual(between?.repository.description, "first")
+      assert.strictEqual((yield* found({ q: "kpt" }))?.repository.description, "second")
+    }))
 })
 
 suite("repository search on a database", {})
