@@ -203,7 +203,7 @@ export const layer = Layer.effect(
     /**
      * A row of OWNED_COLUMNS (from `from`) ending in VERSION_COLUMNS as the same object while both
      * rows are unchanged: a search page or a lookup of an unchanged repository is then rendered from
-     * what was kept on it (RepositoryAnswers, KeptRepositoryJson).
+     * what was kept on it (the server keeps its JSON on it: KeptRenderings).
      */
     const sameOwnedAt = (row: ReadonlyArray<unknown>, from: number, keep: boolean): OwnedRepository => {
       const length = row.length
