@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto"
 import { createRequire } from "node:module"
 import * as ThreadCpu from "./ThreadCpu.ts"
+import { isSteady } from "./WarmUpSteadiness.ts"
 import { type LoadSpec, percentile, type WindowStats, type WorkerReply, type WorkerRequest } from "./LoadGenerator.ts"
 
 /** The part of autocannon's API used here; the package ships no types. */
@@ -131,25 +132,13 @@ const driveOne = (
 }
 
 /**
- * The warm-up is judged in slices of this length: it ends once the last `STEADY_SLICES` are within
- * `STEADY_SPREAD` of their mean, after at least the warm-up asked for and at most `MAX_WARMUP_FACTOR`
- * times it. A slice's figure is the watched server's CPU per request when the load has one (its rate
- * moves with the machine too), else the rate.
- * A server's JIT and heap take their time: on a 2-core machine, the bare JSON server's CPU per
- * request fell from 49 to 28 µs over its first 25 s under load, and a Kiln search's from 395 to
- * 253 µs over 40 s. A fixed 10 s left the first windows measuring the warm-up.
+ * The warm-up is judged in slices of this length (WarmUpSteadiness.ts says when it is over), after at
+ * least the warm-up asked for and at most `MAX_WARMUP_FACTOR` times it. A slice's figure is the
+ * watched server's CPU per request when the load has one (its rate moves with the machine too),
+ * else the rate.
  */
 const SLICE_MS = 2_000
-const STEADY_SLICES = 3
-const STEADY_SPREAD = 0.05
 const MAX_WARMUP_FACTOR = 6
-
-const isSteady = (figures: ReadonlyArray<number>): boolean => {
-  const last = figures.slice(-STEADY_SLICES)
-  if (last.length < STEADY_SLICES) return false
-  const mean = last.reduce((sum, figure) => sum + figure, 0) / last.length
-  return mean > 0 && last.every((figure) => Math.abs(figure - mean) <= STEADY_SPREAD * mean)
-}
 
 const processSeconds = (pid: number): number | undefined => {
   const cpu = ThreadCpu.sampleProcess(pid)
